@@ -1,0 +1,96 @@
+// Package engine defines the seam between the translation workflow and whatever turns a page image
+// into a translated page image. Engines know pages, not users, money or HTTP.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Request is one page to translate. Image holds the encoded source page; its format was sniffed
+// and its dimensions bounded at upload, so engines may decode it without further checks.
+type Request struct {
+	Image        []byte
+	Format       string // "png", "jpeg" or "webp"
+	Filename     string
+	SourceLang   string // an ISO 639-1 code, "zh-Hans", "zh-Hant", or "auto"
+	TargetLang   string
+	Mode         string // "fast", "standard", "advanced"
+	Resolution   string // "original", "1K", "2K", "4K"
+	CustomPrompt string
+	// Progress, when set, is called as the engine makes headway, so that long pages keep the
+	// activity's heartbeat alive. It must be cheap.
+	Progress func(stage string)
+}
+
+// Response is the translated page, encoded in Format (the source's format unless the engine
+// cannot produce it).
+type Response struct {
+	Image  []byte
+	Format string
+	// Blocks is how many text blocks were found and translated; zero is a valid answer for a
+	// page without text.
+	Blocks int
+}
+
+// Engine translates the text inside one page image.
+type Engine interface {
+	Translate(ctx context.Context, req Request) (*Response, error)
+	// Supports answers nil when the engine can translate src to dst in the given mode, and an
+	// *UnsupportedError otherwise. It is checked at upload so that an unsupported request is a
+	// 400 that costs nothing, never a failed job.
+	Supports(src, dst, mode string) error
+}
+
+// UnsupportedError says a language, pair or mode cannot be served, and what can.
+type UnsupportedError struct {
+	Reason    string
+	Supported []string
+}
+
+func (e *UnsupportedError) Error() string {
+	if len(e.Supported) == 0 {
+		return e.Reason
+	}
+	return fmt.Sprintf("%s (supported: %v)", e.Reason, e.Supported)
+}
+
+// PermanentError is a failure that retrying cannot fix: a safety block, a model that answered
+// without an image, an image the engine cannot read. Message is shown to the user as is.
+type PermanentError struct {
+	Message string
+	Err     error
+}
+
+func (e *PermanentError) Error() string {
+	if e.Err == nil {
+		return e.Message
+	}
+	return e.Message + ": " + e.Err.Error()
+}
+
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err as a PermanentError with a user-facing message.
+func Permanent(message string, err error) error { return &PermanentError{Message: message, Err: err} }
+
+// RetryAfterError asks the caller to wait at least After before trying again (a provider's
+// rate limit with RetryInfo, for instance).
+type RetryAfterError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryAfterError) Error() string {
+	return fmt.Sprintf("retry after %s: %v", e.After, e.Err)
+}
+
+func (e *RetryAfterError) Unwrap() error { return e.Err }
+
+// IsPermanent reports whether err, or anything it wraps, is a PermanentError.
+func IsPermanent(err error) bool {
+	var p *PermanentError
+	return errors.As(err, &p)
+}
