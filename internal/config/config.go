@@ -1,0 +1,159 @@
+// Package config reads the service's one configuration struct from the environment.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of the service. Each field names its environment variable; the README
+// documents them in the same order.
+type Config struct {
+	Addr              string // VTS_ADDR: where the API listens
+	PublicURL         string // VTS_PUBLIC_URL: the externally visible base, for links and redirects
+	DatabaseURL       string // DATABASE_URL
+	TemporalAddress   string // TEMPORAL_ADDRESS
+	TemporalNamespace string // TEMPORAL_NAMESPACE
+	TaskQueue         string // VTS_TASK_QUEUE
+	BlobURL           string // VTS_BLOB_URL: a gocloud.dev bucket URL
+	DataDir           string // VTS_DATA_DIR: local state of `vts dev`
+
+	Engine        string            // VTS_ENGINE: ocr, gemini or test
+	EngineByMode  map[string]string // VTS_ENGINE_FAST, VTS_ENGINE_STANDARD, VTS_ENGINE_ADVANCED
+	PageParallel  int               // VTS_PAGE_PARALLELISM: pages of one job translated at once
+	WorkerPollers int               // VTS_WORKER_ACTIVITIES: activities one worker runs at once
+	EngineRPS     float64           // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
+
+	// Text translation for the ocr engine.
+	Translator   string // VTS_TRANSLATOR: apertium (default), llm or deepl
+	LLMBaseURL   string // VTS_LLM_URL: an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenAI)
+	LLMModel     string // VTS_LLM_MODEL
+	LLMAPIKey    string // VTS_LLM_API_KEY
+	DeepLAPIKey  string // DEEPL_API_KEY
+	DeepLBaseURL string // DEEPL_API_URL
+
+	// Gemini image models.
+	GeminiAPIKey  string            // GEMINI_API_KEY
+	GeminiBaseURL string            // GEMINI_BASE_URL
+	GeminiModels  map[string]string // GEMINI_MODEL_FAST, GEMINI_MODEL_STANDARD, GEMINI_MODEL_ADVANCED
+
+	// Test engine knobs, for tests and benchmarks only.
+	TestEngineLatency time.Duration // VTS_TEST_ENGINE_LATENCY
+
+	// Billing.
+	StripeSecretKey     string // STRIPE_SECRET_KEY
+	StripeWebhookSecret string // STRIPE_WEBHOOK_SECRET
+	StripeAPIURL        string // STRIPE_API_URL: stripe-mock or a proxy
+	StripePrices        string // VTS_STRIPE_PRICES: price_xxx=plan:pro,price_yyy=credits:100
+	CheckoutSuccessURL  string // VTS_CHECKOUT_SUCCESS_URL
+	CheckoutCancelURL   string // VTS_CHECKOUT_CANCEL_URL
+
+	// Identity.
+	OIDCIssuer   string // VTS_OIDC_ISSUER: an OIDC issuer whose JWKS verifies ID tokens
+	OIDCAudience string // VTS_OIDC_AUDIENCE
+	OIDCJWKSURL  string // VTS_OIDC_JWKS_URL: overrides discovery (Firebase publishes its keys here)
+
+	LogLevel string // VTS_LOG_LEVEL: debug, info, warn, error
+}
+
+// FromEnv reads the configuration, filling defaults that run on one machine with no accounts.
+func FromEnv() (Config, error) {
+	dataDir := env("VTS_DATA_DIR", "data")
+	absData, err := filepath.Abs(dataDir)
+	if err != nil {
+		return Config{}, fmt.Errorf("resolving VTS_DATA_DIR: %w", err)
+	}
+	c := Config{
+		Addr:              env("VTS_ADDR", "127.0.0.1:8080"),
+		PublicURL:         os.Getenv("VTS_PUBLIC_URL"),
+		DatabaseURL:       os.Getenv("DATABASE_URL"),
+		TemporalAddress:   env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace: env("TEMPORAL_NAMESPACE", "default"),
+		TaskQueue:         env("VTS_TASK_QUEUE", "vts-translate"),
+		BlobURL:           env("VTS_BLOB_URL", "file://"+filepath.ToSlash(filepath.Join(absData, "blobs"))+"?create_dir=true"),
+		DataDir:           absData,
+		Engine:            env("VTS_ENGINE", "ocr"),
+		EngineByMode:      map[string]string{},
+		Translator:        env("VTS_TRANSLATOR", "apertium"),
+		LLMBaseURL:        os.Getenv("VTS_LLM_URL"),
+		LLMModel:          os.Getenv("VTS_LLM_MODEL"),
+		LLMAPIKey:         os.Getenv("VTS_LLM_API_KEY"),
+		DeepLAPIKey:       os.Getenv("DEEPL_API_KEY"),
+		DeepLBaseURL:      env("DEEPL_API_URL", "https://api-free.deepl.com"),
+		GeminiAPIKey:      os.Getenv("GEMINI_API_KEY"),
+		GeminiBaseURL:     os.Getenv("GEMINI_BASE_URL"),
+		GeminiModels:      map[string]string{},
+
+		StripeSecretKey:     os.Getenv("STRIPE_SECRET_KEY"),
+		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
+		StripeAPIURL:        os.Getenv("STRIPE_API_URL"),
+		StripePrices:        os.Getenv("VTS_STRIPE_PRICES"),
+		CheckoutSuccessURL:  os.Getenv("VTS_CHECKOUT_SUCCESS_URL"),
+		CheckoutCancelURL:   os.Getenv("VTS_CHECKOUT_CANCEL_URL"),
+
+		OIDCIssuer:   os.Getenv("VTS_OIDC_ISSUER"),
+		OIDCAudience: os.Getenv("VTS_OIDC_AUDIENCE"),
+		OIDCJWKSURL:  os.Getenv("VTS_OIDC_JWKS_URL"),
+
+		LogLevel: env("VTS_LOG_LEVEL", "info"),
+	}
+	for _, m := range []string{"fast", "standard", "advanced"} {
+		if v := os.Getenv("VTS_ENGINE_" + strings.ToUpper(m)); v != "" {
+			c.EngineByMode[m] = v
+		}
+		if v := os.Getenv("GEMINI_MODEL_" + strings.ToUpper(m)); v != "" {
+			c.GeminiModels[m] = v
+		}
+	}
+	if c.PageParallel, err = envInt("VTS_PAGE_PARALLELISM", 4); err != nil {
+		return Config{}, err
+	}
+	if c.WorkerPollers, err = envInt("VTS_WORKER_ACTIVITIES", 8); err != nil {
+		return Config{}, err
+	}
+	if v := os.Getenv("VTS_ENGINE_RPS"); v != "" {
+		if c.EngineRPS, err = strconv.ParseFloat(v, 64); err != nil {
+			return Config{}, fmt.Errorf("VTS_ENGINE_RPS: %w", err)
+		}
+	}
+	if v := os.Getenv("VTS_TEST_ENGINE_LATENCY"); v != "" {
+		if c.TestEngineLatency, err = time.ParseDuration(v); err != nil {
+			return Config{}, fmt.Errorf("VTS_TEST_ENGINE_LATENCY: %w", err)
+		}
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
+	}
+	return c, nil
+}
+
+func env(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(key string, def int) (int, error) {
+	v := os.Getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s must be a positive integer, got %q", key, v)
+	}
+	return n, nil
+}
+
+// EngineFor is the engine name that serves mode.
+func (c Config) EngineFor(mode string) string {
+	if e, ok := c.EngineByMode[mode]; ok {
+		return e
+	}
+	return c.Engine
+}

@@ -1,0 +1,355 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/vtsproject/vts/internal/plans"
+)
+
+// Job statuses, as the spec names them.
+const (
+	StatusPending    = "pending"
+	StatusProcessing = "processing"
+	StatusCompleted  = "completed"
+	StatusFailed     = "failed"
+)
+
+// PageResult is one translated page, as the spec's Result.
+type PageResult struct {
+	SourceFilename string `json:"sourceFilename"`
+	URL            string `json:"url"`
+}
+
+// PageError is one page that could not be translated.
+type PageError struct {
+	SourceFilename string `json:"sourceFilename"`
+	Message        string `json:"message"`
+}
+
+// Job is a job's durable record.
+type Job struct {
+	ID                string
+	UserID            string
+	Status            string
+	Mode              string
+	Resolution        string
+	SourceLang        string
+	TargetLang        string
+	CustomPrompt      string
+	Total             int
+	Progress          int
+	Plan              string
+	Retention         time.Duration
+	CreditsReserved   int
+	AllowanceReserved int
+	PurchasedReserved int
+	CreditsCharged    int
+	CreditsRefunded   int
+	Results           []PageResult
+	Errors            []PageError
+	ZipKey            string
+	ZipSize           int64
+	CreatedAt         time.Time
+	SettledAt         *time.Time
+	CompletedAt       *time.Time
+	ExpiresAt         *time.Time
+	DeletedAt         *time.Time
+	ExpiredAt         *time.Time
+}
+
+// Terminal reports whether the job has reached completed or failed.
+func (j *Job) Terminal() bool { return j.Status == StatusCompleted || j.Status == StatusFailed }
+
+const jobColumns = `id::text, user_id, status, mode, resolution, source_lang, target_lang, custom_prompt, total,
+	progress, plan, retention_seconds, credits_reserved, allowance_reserved, purchased_reserved, credits_charged,
+	credits_refunded, results, errors, COALESCE(zip_key, ''), COALESCE(zip_size, 0), created_at, settled_at,
+	completed_at, expires_at, deleted_at, expired_at`
+
+func scanJob(row pgx.Row) (*Job, error) {
+	var j Job
+	var retention int64
+	var results, errs []byte
+	err := row.Scan(&j.ID, &j.UserID, &j.Status, &j.Mode, &j.Resolution, &j.SourceLang, &j.TargetLang, &j.CustomPrompt,
+		&j.Total, &j.Progress, &j.Plan, &retention, &j.CreditsReserved, &j.AllowanceReserved, &j.PurchasedReserved,
+		&j.CreditsCharged, &j.CreditsRefunded, &results, &errs, &j.ZipKey, &j.ZipSize, &j.CreatedAt, &j.SettledAt,
+		&j.CompletedAt, &j.ExpiresAt, &j.DeletedAt, &j.ExpiredAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	j.Retention = time.Duration(retention) * time.Second
+	if err := json.Unmarshal(results, &j.Results); err != nil {
+		return nil, fmt.Errorf("decoding results: %w", err)
+	}
+	if err := json.Unmarshal(errs, &j.Errors); err != nil {
+		return nil, fmt.Errorf("decoding errors: %w", err)
+	}
+	return &j, nil
+}
+
+// GetJob reads a job, deleted or not.
+func (s *Store) GetJob(ctx context.Context, id string) (*Job, error) {
+	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("reading job: %w", err)
+	}
+	return j, err
+}
+
+// NewJob is what an upload asks to reserve.
+type NewJob struct {
+	ID           string
+	UserID       string
+	Mode         string
+	Resolution   string
+	SourceLang   string
+	TargetLang   string
+	CustomPrompt string
+	Pages        int
+}
+
+// Reservation is the outcome of ReserveJob.
+type Reservation struct {
+	Job       *Job
+	Available int64 // credits the user had before, for the 402 message
+	Needed    int
+	RetryIn   time.Duration // with ErrConcurrencyLimit: a hint for Retry-After
+}
+
+// ReserveJob creates the job and takes its credits in one transaction under the user's row lock,
+// so that no number of concurrent uploads can spend a credit twice or exceed the plan's concurrent
+// jobs. It is idempotent on the job ID: a retried reservation returns the first one.
+func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error) {
+	cost, err := plans.Cost(nj.Pages, nj.Mode, nj.Resolution)
+	if err != nil {
+		return nil, err
+	}
+	res := &Reservation{Needed: cost}
+	err = s.LockUser(ctx, nj.UserID, func(tx pgx.Tx, u *User) error {
+		res.Available = u.Available()
+		existing, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, nj.ID))
+		if err == nil {
+			if existing.UserID != nj.UserID {
+				return ErrForbidden
+			}
+			res.Job = existing
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("reading job: %w", err)
+		}
+		p := plans.MustLookup(u.Plan)
+		var active int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND status IN ('pending', 'processing')`,
+			u.ID).Scan(&active); err != nil {
+			return fmt.Errorf("counting active jobs: %w", err)
+		}
+		if active >= p.ConcurrentJobs {
+			res.RetryIn = 30 * time.Second
+			return ErrConcurrencyLimit
+		}
+		if u.DebtCredits > 0 || u.Available() < int64(cost) {
+			return ErrInsufficientCredits
+		}
+		fromAllowance := min(int64(cost), u.AllowanceCredits)
+		fromPurchased := int64(cost) - fromAllowance
+		if _, err := s.Apply(ctx, tx, u, LedgerEntry{Key: "reserve:" + nj.ID, Reason: "job_reserve", JobID: nj.ID,
+			AllowanceDelta: -fromAllowance, PurchasedDelta: -fromPurchased}); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET pages_this_period = pages_this_period + $2 WHERE id = $1`,
+			u.ID, nj.Pages); err != nil {
+			return fmt.Errorf("counting pages: %w", err)
+		}
+		res.Job, err = scanJob(tx.QueryRow(ctx, `INSERT INTO jobs (id, user_id, status, mode, resolution, source_lang,
+			target_lang, custom_prompt, total, plan, retention_seconds, credits_reserved, allowance_reserved,
+			purchased_reserved) VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			RETURNING `+jobColumns, nj.ID, u.ID, nj.Mode, nj.Resolution, nj.SourceLang, nj.TargetLang, nj.CustomPrompt,
+			nj.Pages, p.ID, int64(p.Retention/time.Second), cost, fromAllowance, fromPurchased))
+		if err != nil {
+			return fmt.Errorf("creating job: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrConcurrencyLimit) || errors.Is(err, ErrForbidden) {
+			return res, err
+		}
+		return nil, fmt.Errorf("reserving credits for job %s: %w", nj.ID, err)
+	}
+	return res, nil
+}
+
+// MarkProcessing records that translation has begun.
+func (s *Store) MarkProcessing(ctx context.Context, id string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE jobs SET status = 'processing' WHERE id = $1 AND status = 'pending'`, id)
+	if err != nil {
+		return fmt.Errorf("marking job processing: %w", err)
+	}
+	return nil
+}
+
+// Finish is the end of a job's translation.
+type Finish struct {
+	JobID      string
+	Status     string // completed or failed
+	PagesDone  int    // pages translated; only these are charged
+	Progress   int
+	Results    []PageResult
+	Errors     []PageError
+	ZipKey     string
+	ZipSize    int64
+	FinishedAt time.Time
+}
+
+// Settlement says what FinishJob charged and refunded.
+type Settlement struct {
+	Charged   int
+	Refunded  int
+	ExpiresAt time.Time
+	Deleted   bool // the job was deleted while it ran: its blobs must go now
+	Already   bool // the job had been settled before; nothing changed
+}
+
+// FinishJob records the job's outcome and settles its credits exactly once: the pages that were
+// translated are charged by the cost formula, the rest of the reservation goes back. Allowance is
+// spent first, so it is the purchased credits that come back first. A second call returns the
+// first settlement and changes nothing.
+func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
+	j, err := s.GetJob(ctx, f.JobID)
+	if err != nil {
+		return nil, err
+	}
+	out := &Settlement{}
+	err = s.LockUser(ctx, j.UserID, func(tx pgx.Tx, u *User) error {
+		j, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 FOR UPDATE`, f.JobID))
+		if err != nil {
+			return fmt.Errorf("locking job: %w", err)
+		}
+		out.Deleted = j.DeletedAt != nil
+		if j.SettledAt != nil {
+			out.Charged, out.Refunded, out.Already = j.CreditsCharged, j.CreditsRefunded, true
+			if j.ExpiresAt != nil {
+				out.ExpiresAt = *j.ExpiresAt
+			}
+			return nil
+		}
+		charged, err := plans.Cost(min(f.PagesDone, j.Total), j.Mode, j.Resolution)
+		if err != nil {
+			return err
+		}
+		charged = min(charged, j.CreditsReserved)
+		refund := j.CreditsReserved - charged
+		spentAllowance := min(charged, j.AllowanceReserved)
+		backAllowance := j.AllowanceReserved - spentAllowance
+		backPurchased := j.PurchasedReserved - (charged - spentAllowance)
+		if refund > 0 {
+			// A refund is never debt repayment: it returns exactly what this job took.
+			u.AllowanceCredits += int64(backAllowance)
+			u.PurchasedCredits += int64(backPurchased)
+			if _, err := tx.Exec(ctx, `UPDATE users SET allowance_credits = $2, purchased_credits = $3,
+				pages_this_period = GREATEST(pages_this_period - $4, 0), updated_at = now() WHERE id = $1`,
+				u.ID, u.AllowanceCredits, u.PurchasedCredits, j.Total-f.PagesDone); err != nil {
+				return fmt.Errorf("refunding: %w", err)
+			}
+			if err := s.insertLedger(ctx, tx, u, LedgerEntry{Key: "refund:" + j.ID, Reason: "job_refund", JobID: j.ID,
+				AllowanceDelta: int64(backAllowance), PurchasedDelta: int64(backPurchased)}); err != nil {
+				return err
+			}
+		}
+		results, _ := json.Marshal(nonNil(f.Results))
+		errs, _ := json.Marshal(nonNilErr(f.Errors))
+		out.Charged, out.Refunded = charged, refund
+		out.ExpiresAt = f.FinishedAt.Add(j.Retention)
+		var zipKey any
+		if f.ZipKey != "" {
+			zipKey = f.ZipKey
+		}
+		_, err = tx.Exec(ctx, `UPDATE jobs SET status = $2, progress = $3, results = $4, errors = $5, zip_key = $6,
+			zip_size = $7, credits_charged = $8, credits_refunded = $9, settled_at = now(), completed_at = $10,
+			expires_at = $11 WHERE id = $1`, j.ID, f.Status, f.Progress, results, errs, zipKey, f.ZipSize, charged,
+			refund, f.FinishedAt, out.ExpiresAt)
+		if err != nil {
+			return fmt.Errorf("recording outcome: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("finishing job %s: %w", f.JobID, err)
+	}
+	return out, nil
+}
+
+func nonNil(r []PageResult) []PageResult {
+	if r == nil {
+		return []PageResult{}
+	}
+	return r
+}
+
+func nonNilErr(e []PageError) []PageError {
+	if e == nil {
+		return []PageError{}
+	}
+	return e
+}
+
+// DeleteJob marks the job deleted for its owner. It returns ErrNotFound for an unknown or already
+// deleted job and ErrForbidden for anyone else's.
+func (s *Store) DeleteJob(ctx context.Context, id, userID string) (*Job, error) {
+	var out *Job
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		j, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return err
+		}
+		if j.DeletedAt != nil {
+			return ErrNotFound
+		}
+		if j.UserID != userID {
+			return ErrForbidden
+		}
+		now := s.now()
+		if _, err := tx.Exec(ctx, `UPDATE jobs SET deleted_at = $2 WHERE id = $1`, id, now); err != nil {
+			return fmt.Errorf("marking deleted: %w", err)
+		}
+		j.DeletedAt = &now
+		out = j
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrForbidden) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("deleting job %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// MarkExpired records that the job's files were removed at the end of its retention. It reports
+// false when the job was already expired or deleted.
+func (s *Store) MarkExpired(ctx context.Context, id string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET expired_at = now() WHERE id = $1 AND expired_at IS NULL`, id)
+	if err != nil {
+		return false, fmt.Errorf("marking job expired: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ActiveJobs counts the user's pending and processing jobs.
+func (s *Store) ActiveJobs(ctx context.Context, userID string) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND status IN ('pending', 'processing')`, userID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("counting active jobs: %w", err)
+	}
+	return n, nil
+}

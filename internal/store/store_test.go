@@ -1,0 +1,224 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/plans"
+	"github.com/vtsproject/vts/internal/store"
+)
+
+func checkLedger(t *testing.T, s *store.Store, userID string) *store.User {
+	t.Helper()
+	ctx := context.Background()
+	u, err := s.GetUser(ctx, userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, p, d, err := s.LedgerSums(ctx, userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
+		t.Fatalf("balances %d/%d/%d differ from ledger sums %d/%d/%d", u.AllowanceCredits, u.PurchasedCredits,
+			u.DebtCredits, a, p, d)
+	}
+	return u
+}
+
+func TestMigrateTwice(t *testing.T) {
+	s := pgtest.NewStore(t)
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatalf("second migrate: %v", err)
+	}
+}
+
+func TestNewUserGetsFreeAllowance(t *testing.T) {
+	s := pgtest.NewStore(t)
+	u, err := s.EnsureUser(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Plan != "free" || u.AllowanceCredits != 10 || u.PurchasedCredits != 0 {
+		t.Fatalf("new user = %+v", u)
+	}
+	checkLedger(t, s, "alice")
+}
+
+func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t)
+	if _, err := s.GrantCredits(ctx, "bob", 5, "operator_grant", "grant:bob:1"); err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	res, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "bob", Mode: "advanced", Resolution: "original", Pages: 6,
+		SourceLang: "auto", TargetLang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Job.CreditsReserved != 12 || res.Job.AllowanceReserved != 10 || res.Job.PurchasedReserved != 2 {
+		t.Fatalf("reservation = %+v", res.Job)
+	}
+	u := checkLedger(t, s, "bob")
+	if u.AllowanceCredits != 0 || u.PurchasedCredits != 3 {
+		t.Fatalf("after reserve: %+v", u)
+	}
+	// Idempotent on the job ID.
+	again, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "bob", Mode: "advanced", Resolution: "original", Pages: 6})
+	if err != nil || again.Job.CreditsReserved != 12 {
+		t.Fatalf("second reserve: %v %+v", err, again)
+	}
+	checkLedger(t, s, "bob")
+
+	// 5 of 6 pages translated: charged ceil(5×2) = 10, refund 2, which were purchased credits.
+	set, err := s.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusCompleted, PagesDone: 5, Progress: 6, FinishedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Charged != 10 || set.Refunded != 2 {
+		t.Fatalf("settlement = %+v", set)
+	}
+	u = checkLedger(t, s, "bob")
+	if u.AllowanceCredits != 0 || u.PurchasedCredits != 5 {
+		t.Fatalf("after settle: %+v", u)
+	}
+	set2, err := s.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, PagesDone: 0, FinishedAt: time.Now()})
+	if err != nil || !set2.Already || set2.Refunded != 2 {
+		t.Fatalf("second settle: %v %+v", err, set2)
+	}
+	u = checkLedger(t, s, "bob")
+	if u.PurchasedCredits != 5 {
+		t.Fatalf("settled twice: %+v", u)
+	}
+	j, _ := s.GetJob(ctx, id)
+	if j.Status != store.StatusCompleted || j.ExpiresAt == nil {
+		t.Fatalf("job after settle: %+v", j)
+	}
+}
+
+func TestInsufficientCredits(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t)
+	if _, err := s.EnsureUser(ctx, "carol"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "carol", Mode: "standard", Resolution: "2K", Pages: 6})
+	if !errors.Is(err, store.ErrInsufficientCredits) {
+		t.Fatalf("err = %v, want insufficient credits", err)
+	}
+	u := checkLedger(t, s, "carol")
+	if u.AllowanceCredits != 10 {
+		t.Fatalf("credits moved on a refused reservation: %+v", u)
+	}
+}
+
+func TestConcurrencyLimit(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t)
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Mode: "fast", Resolution: "original", Pages: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Mode: "fast", Resolution: "original", Pages: 1})
+	if !errors.Is(err, store.ErrConcurrencyLimit) {
+		t.Fatalf("err = %v, want concurrency limit (Free allows 1)", err)
+	}
+}
+
+// Fifty uploads of one user at once: the balance never goes below zero, no more jobs run than the
+// plan allows, and the balance equals the ledger.
+func TestReserveRace(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t)
+	if _, err := s.SetPlan(ctx, "erin", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// Spend most of the allowance so that credits, not only concurrency, run out.
+	big := uuid.NewString()
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: big, UserID: "erin", Mode: "standard", Resolution: "4K", Pages: 249}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FinishJob(ctx, store.Finish{JobID: big, Status: store.StatusCompleted, PagesDone: 249, FinishedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	// 4 credits left; each upload wants 1.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "erin", Mode: "standard", Resolution: "original", Pages: 1})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				outcomes["ok"]++
+			case errors.Is(err, store.ErrInsufficientCredits):
+				outcomes["402"]++
+			case errors.Is(err, store.ErrConcurrencyLimit):
+				outcomes["429"]++
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if outcomes["ok"] != 4 || outcomes["402"] != 46 {
+		t.Fatalf("outcomes = %v, want 4 reserved and 46 refused", outcomes)
+	}
+	u := checkLedger(t, s, "erin")
+	if u.AllowanceCredits != 0 || u.PurchasedCredits != 0 {
+		t.Fatalf("balance = %+v", u)
+	}
+	_ = plans.Pro
+}
+
+func TestDeleteJob(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t)
+	id := uuid.NewString()
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "fay", Mode: "fast", Resolution: "original", Pages: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteJob(ctx, id, "mallory"); !errors.Is(err, store.ErrForbidden) {
+		t.Fatalf("delete by stranger: %v", err)
+	}
+	if _, err := s.DeleteJob(ctx, id, "fay"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteJob(ctx, id, "fay"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+	if _, err := s.DeleteJob(ctx, uuid.NewString(), "fay"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("unknown delete: %v", err)
+	}
+}
+
+func TestFreePeriodRollsOver(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t)
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "gus", Mode: "standard", Resolution: "original", Pages: 3}); err != nil {
+		t.Fatal(err)
+	}
+	nextMonth := s.WithClock(func() time.Time { return time.Now().AddDate(0, 1, 0) })
+	u, err := nextMonth.EnsureUser(ctx, "gus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.AllowanceCredits != 10 || u.PagesThisPeriod != 0 || !u.PeriodEnd.After(time.Now().AddDate(0, 1, 0)) {
+		t.Fatalf("after rollover: %+v", u)
+	}
+	// A second touch in the same new month grants nothing more.
+	if u, err = nextMonth.EnsureUser(ctx, "gus"); err != nil || u.AllowanceCredits != 10 {
+		t.Fatalf("second touch: %v %+v", err, u)
+	}
+	checkLedger(t, s, "gus")
+}
