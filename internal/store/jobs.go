@@ -228,6 +228,8 @@ func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
 	if err != nil {
 		return nil, err
 	}
+	// PostgreSQL keeps microseconds; so must the expiry computed from this time.
+	f.FinishedAt = f.FinishedAt.UTC().Truncate(time.Microsecond)
 	out := &Settlement{}
 	err = s.LockUser(ctx, j.UserID, func(tx pgx.Tx, u *User) error {
 		j, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 FOR UPDATE`, f.JobID))

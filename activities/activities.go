@@ -1,0 +1,303 @@
+// Package activities holds the Temporal activities of a translation job: every piece of I/O the
+// workflows need, each taking one input struct and returning one result struct.
+package activities
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"gocloud.dev/blob"
+
+	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/store"
+)
+
+// Error types the workflows' retry policies and handlers know by name.
+const (
+	ErrTypePermanentPage = "PermanentPageError"
+	ErrTypeRejected      = "ReservationRejected"
+)
+
+// EngineSource finds the engine for a mode.
+type EngineSource interface {
+	For(mode string) (engine.Engine, error)
+}
+
+// Activities holds the dependencies of every activity.
+type Activities struct {
+	Store   *store.Store
+	Bucket  *blob.Bucket
+	Engines EngineSource
+	Log     *slog.Logger
+}
+
+func (a *Activities) log(ctx context.Context, jobID string) *slog.Logger {
+	l := a.Log
+	if l == nil {
+		l = slog.Default()
+	}
+	info := activity.GetInfo(ctx)
+	return l.With("job", jobID, "activity", info.ActivityType.Name, "attempt", info.Attempt)
+}
+
+// ReserveInput asks to create the job and take its credits.
+type ReserveInput struct {
+	Job store.NewJob
+}
+
+// ReserveResult is the reservation's outcome. A refusal is a result, not an error, so that the
+// upload can answer 402 or 429 with the right message.
+type ReserveResult struct {
+	Reserved          bool
+	Code              string // insufficient_credits, concurrency_limit, forbidden
+	Message           string
+	CreditsNeeded     int
+	CreditsAvailable  int64
+	RetryAfterSeconds int
+}
+
+// ReserveCredits creates the job and reserves its credits, once per job ID.
+func (a *Activities) ReserveCredits(ctx context.Context, in ReserveInput) (*ReserveResult, error) {
+	res, err := a.Store.ReserveJob(ctx, in.Job)
+	switch {
+	case errors.Is(err, store.ErrInsufficientCredits):
+		return &ReserveResult{Code: "insufficient_credits", CreditsNeeded: res.Needed, CreditsAvailable: res.Available,
+			Message: fmt.Sprintf("this job needs %d credits and %d are available", res.Needed, res.Available)}, nil
+	case errors.Is(err, store.ErrConcurrencyLimit):
+		return &ReserveResult{Code: "concurrency_limit", CreditsNeeded: res.Needed, RetryAfterSeconds: int(res.RetryIn / time.Second),
+			Message: "your plan's limit of concurrent jobs is reached; try again when a job finishes"}, nil
+	case errors.Is(err, store.ErrForbidden):
+		return &ReserveResult{Code: "forbidden", Message: "this job belongs to another user"}, nil
+	case err != nil:
+		return nil, err
+	}
+	a.log(ctx, in.Job.ID).Info("credits reserved", "credits", res.Job.CreditsReserved, "pages", in.Job.Pages)
+	return &ReserveResult{Reserved: true, CreditsNeeded: res.Job.CreditsReserved}, nil
+}
+
+// MarkProcessingInput names the job that started translating.
+type MarkProcessingInput struct{ JobID string }
+
+// MarkProcessingResult is empty; it exists so the signature can grow.
+type MarkProcessingResult struct{}
+
+// MarkProcessing records that translation began.
+func (a *Activities) MarkProcessing(ctx context.Context, in MarkProcessingInput) (*MarkProcessingResult, error) {
+	return &MarkProcessingResult{}, a.Store.MarkProcessing(ctx, in.JobID)
+}
+
+// TranslatePageInput is one page of a job; the image travels as a blob key.
+type TranslatePageInput struct {
+	JobID          string
+	InputKey       string
+	OutputName     string
+	SourceFilename string
+	Format         string
+	SourceLang     string
+	TargetLang     string
+	Mode           string
+	Resolution     string
+	CustomPrompt   string
+}
+
+// TranslatePageResult says where the translated page was written.
+type TranslatePageResult struct {
+	OutputKey string
+	Bytes     int
+	Blocks    int
+}
+
+// TranslatePage reads the source page, has the mode's engine translate it and writes the result.
+// It heartbeats while the engine works, so a worker that dies is noticed within the heartbeat
+// timeout rather than the much longer start-to-close timeout.
+func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (*TranslatePageResult, error) {
+	log := a.log(ctx, in.JobID).With("file", in.SourceFilename)
+	eng, err := a.Engines.For(in.Mode)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("no engine for this mode", ErrTypePermanentPage, err)
+	}
+	src, err := a.Bucket.ReadAll(ctx, in.InputKey)
+	if err != nil {
+		if blobstore.IsNotFound(err) {
+			return nil, temporal.NewNonRetryableApplicationError("the uploaded page is gone", ErrTypePermanentPage, err)
+		}
+		return nil, fmt.Errorf("reading %s: %w", in.InputKey, err)
+	}
+	hbCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-hbCtx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, "translating")
+			}
+		}
+	}()
+	started := time.Now()
+	out, err := eng.Translate(ctx, engine.Request{
+		Image: src, Format: in.Format, Filename: in.SourceFilename, SourceLang: in.SourceLang,
+		TargetLang: in.TargetLang, Mode: in.Mode, Resolution: in.Resolution, CustomPrompt: in.CustomPrompt,
+		Progress: func(stage string) { activity.RecordHeartbeat(ctx, stage) },
+	})
+	if err != nil {
+		var perm *engine.PermanentError
+		var later *engine.RetryAfterError
+		switch {
+		case errors.As(err, &perm):
+			log.Warn("page failed", "err", err)
+			return nil, temporal.NewNonRetryableApplicationError(perm.Message, ErrTypePermanentPage, err)
+		case errors.As(err, &later):
+			return nil, temporal.NewApplicationErrorWithOptions("the engine asked to wait", "RetryAfter",
+				temporal.ApplicationErrorOptions{NextRetryDelay: later.After, Cause: err})
+		}
+		return nil, fmt.Errorf("translating %s: %w", in.SourceFilename, err)
+	}
+	key := blobstore.OutputKey(in.JobID, in.OutputName)
+	if err := a.Bucket.WriteAll(ctx, key, out.Image, &blob.WriterOptions{ContentType: imageio.ContentType(out.Format)}); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", key, err)
+	}
+	log.Info("page translated", "blocks", out.Blocks, "bytes", len(out.Image), "took", time.Since(started).Round(time.Millisecond))
+	return &TranslatePageResult{OutputKey: key, Bytes: len(out.Image), Blocks: out.Blocks}, nil
+}
+
+// ZipEntry is one translated page to put into the archive.
+type ZipEntry struct {
+	Name string
+	Key  string
+}
+
+// BuildZipInput lists the archive's pages in upload order.
+type BuildZipInput struct {
+	JobID   string
+	Entries []ZipEntry
+}
+
+// BuildZipResult says where the archive is.
+type BuildZipResult struct {
+	Key  string
+	Size int64
+}
+
+// BuildZip streams the translated pages into one archive blob. Images are already compressed,
+// so entries are stored, not deflated: it is faster and the archive is no larger.
+func (a *Activities) BuildZip(ctx context.Context, in BuildZipInput) (*BuildZipResult, error) {
+	key := blobstore.ZipKey(in.JobID)
+	w, err := a.Bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: "application/zip"})
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", key, err)
+	}
+	cw := &countingWriter{w: w}
+	zw := zip.NewWriter(cw)
+	for _, e := range in.Entries {
+		if err := copyEntry(ctx, a.Bucket, zw, e); err != nil {
+			_ = zw.Close()
+			_ = w.Close()
+			return nil, err
+		}
+		activity.RecordHeartbeat(ctx, e.Name)
+	}
+	if err := zw.Close(); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("finishing zip: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", key, err)
+	}
+	return &BuildZipResult{Key: key, Size: cw.n}, nil
+}
+
+func copyEntry(ctx context.Context, b *blob.Bucket, zw *zip.Writer, e ZipEntry) error {
+	r, err := b.NewReader(ctx, e.Key, nil)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", e.Key, err)
+	}
+	defer r.Close()
+	hdr := &zip.FileHeader{Name: e.Name, Method: zip.Store, Modified: r.ModTime()}
+	hdr.SetMode(0o644)
+	dst, err := zw.CreateHeader(hdr)
+	if err != nil {
+		return fmt.Errorf("adding %s to zip: %w", e.Name, err)
+	}
+	if _, err := io.Copy(dst, r); err != nil {
+		return fmt.Errorf("copying %s into zip: %w", e.Key, err)
+	}
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// FinishJobInput is the job's outcome.
+type FinishJobInput struct {
+	Finish store.Finish
+}
+
+// FinishJobResult is the settlement.
+type FinishJobResult struct {
+	Charged   int
+	Refunded  int
+	ExpiresAt time.Time
+	Deleted   bool
+}
+
+// FinishJob records the outcome and settles credits exactly once (the store keys it by job).
+func (a *Activities) FinishJob(ctx context.Context, in FinishJobInput) (*FinishJobResult, error) {
+	s, err := a.Store.FinishJob(ctx, in.Finish)
+	if err != nil {
+		return nil, err
+	}
+	a.log(ctx, in.Finish.JobID).Info("job settled", "status", in.Finish.Status, "charged", s.Charged,
+		"refunded", s.Refunded, "replayed", s.Already)
+	return &FinishJobResult{Charged: s.Charged, Refunded: s.Refunded, ExpiresAt: s.ExpiresAt, Deleted: s.Deleted}, nil
+}
+
+// DeleteFilesInput names a job whose files must go.
+type DeleteFilesInput struct {
+	JobID string
+	// Expire marks the job expired (its retention ended) rather than merely cleaning up.
+	Expire bool
+}
+
+// DeleteFilesResult counts what was removed.
+type DeleteFilesResult struct {
+	Deleted int
+	Expired bool
+}
+
+// DeleteFiles removes all of a job's blobs: after a refused reservation, a delete or the end of
+// retention. It is idempotent.
+func (a *Activities) DeleteFiles(ctx context.Context, in DeleteFilesInput) (*DeleteFilesResult, error) {
+	n, err := blobstore.DeletePrefix(ctx, a.Bucket, blobstore.JobPrefix(in.JobID))
+	if err != nil {
+		return nil, err
+	}
+	out := &DeleteFilesResult{Deleted: n}
+	if in.Expire {
+		if out.Expired, err = a.Store.MarkExpired(ctx, in.JobID); err != nil {
+			return nil, err
+		}
+	}
+	a.log(ctx, in.JobID).Info("job files deleted", "blobs", n, "expired", out.Expired)
+	return out, nil
+}

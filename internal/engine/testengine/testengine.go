@@ -1,0 +1,115 @@
+// Package testengine is a deterministic engine for tests and benchmarks only: it "translates" a
+// page by inverting its colours, with injectable latency and failures. It never reads text.
+package testengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/imageio"
+)
+
+// Engine is the test engine. The zero value translates at once and never fails.
+type Engine struct {
+	// Latency is slept per page, honouring the context.
+	Latency time.Duration
+	// FailSubstring makes pages whose filename contains it fail permanently.
+	FailSubstring string
+	// FlakySubstring makes pages whose filename contains it fail FlakyAttempts times, then succeed.
+	FlakySubstring string
+	FlakyAttempts  int
+	// BlockSubstring makes pages whose filename contains it wait until their context ends, as a
+	// page stuck in a slow engine does.
+	BlockSubstring string
+
+	mu       sync.Mutex
+	attempts map[string]int
+	calls    int
+}
+
+// Calls reports how many Translate calls the engine has seen.
+func (e *Engine) Calls() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.calls
+}
+
+// Translate inverts the page's colours and re-encodes it in its format.
+func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Response, error) {
+	e.mu.Lock()
+	e.calls++
+	if e.attempts == nil {
+		e.attempts = map[string]int{}
+	}
+	e.attempts[req.Filename]++
+	attempt := e.attempts[req.Filename]
+	e.mu.Unlock()
+
+	if e.Latency > 0 {
+		t := time.NewTimer(e.Latency)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	if e.BlockSubstring != "" && strings.Contains(req.Filename, e.BlockSubstring) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if e.FailSubstring != "" && strings.Contains(req.Filename, e.FailSubstring) {
+		return nil, engine.Permanent("the test engine was told to fail this page", nil)
+	}
+	if e.FlakySubstring != "" && strings.Contains(req.Filename, e.FlakySubstring) && attempt <= e.FlakyAttempts {
+		return nil, fmt.Errorf("test engine: transient failure %d of %d", attempt, e.FlakyAttempts)
+	}
+	img, info, err := imageio.Decode(req.Image)
+	if err != nil {
+		return nil, engine.Permanent("the page image could not be read", err)
+	}
+	if req.Progress != nil {
+		req.Progress("render")
+	}
+	b := img.Bounds()
+	out := image.NewRGBA(b)
+	draw.Draw(out, b, img, b.Min, draw.Src)
+	for i := 0; i+3 < len(out.Pix); i += 4 {
+		out.Pix[i], out.Pix[i+1], out.Pix[i+2] = 255-out.Pix[i], 255-out.Pix[i+1], 255-out.Pix[i+2]
+	}
+	data, err := imageio.EncodeBytes(out, info.Format)
+	if err != nil {
+		return nil, fmt.Errorf("test engine: encoding: %w", err)
+	}
+	return &engine.Response{Image: data, Format: info.Format}, nil
+}
+
+// Supports accepts every language except "xx", which tests use as the unsupported one.
+func (e *Engine) Supports(src, dst, mode string) error {
+	if src == "xx" || dst == "xx" {
+		return &engine.UnsupportedError{Reason: "the test engine does not support xx", Supported: []string{"any other code"}}
+	}
+	return nil
+}
+
+// Inverted reports whether b's pixel at (x, y) is the inverse of a's: tests use it to recognise a
+// page the test engine produced.
+func Inverted(a, b color.Color) bool {
+	ar, ag, ab, _ := a.RGBA()
+	br, bg, bb, _ := b.RGBA()
+	near := func(x, y uint32) bool { d := int(x>>8) + int(y>>8) - 255; return d >= -8 && d <= 8 }
+	return near(ar, br) && near(ag, bg) && near(ab, bb)
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// ErrNotForProduction is what the engines registry says when the test engine is chosen outside tests.
+var ErrNotForProduction = errors.New("the test engine inverts colours and translates nothing: for tests and benchmarks only")

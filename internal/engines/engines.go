@@ -1,0 +1,106 @@
+// Package engines builds the engine that serves each mode from the configuration.
+package engines
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/plans"
+)
+
+// Set maps each mode to its engine.
+type Set struct {
+	byMode map[string]engine.Engine
+	names  map[string]string
+}
+
+// Static serves every mode with e; tests and benchmarks use it.
+func Static(e engine.Engine) *Set {
+	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
+	for _, m := range plans.Modes {
+		s.byMode[m], s.names[m] = e, "static"
+	}
+	return s
+}
+
+// New builds the engines cfg names, each once, however many modes share it. A mode whose engine
+// cannot be built is left without one, so its uploads get a 400 while the other modes work;
+// New fails only when no mode has an engine.
+func New(ctx context.Context, cfg config.Config, log interface{ Warn(string, ...any) }) (*Set, error) {
+	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
+	built := map[string]engine.Engine{}
+	var errs []string
+	for _, mode := range plans.Modes {
+		name := cfg.EngineFor(mode)
+		e, ok := built[name]
+		if !ok {
+			var err error
+			e, err = build(ctx, name, cfg)
+			if err != nil {
+				log.Warn("engine unavailable", "engine", name, "mode", mode, "err", err)
+				errs = append(errs, fmt.Sprintf("%s: %v", name, err))
+				built[name] = nil
+				continue
+			}
+			built[name] = e
+		}
+		if e != nil {
+			s.byMode[mode], s.names[mode] = e, name
+		}
+	}
+	if len(s.byMode) == 0 {
+		return nil, fmt.Errorf("no translation engine is usable: %v", errs)
+	}
+	return s, nil
+}
+
+func build(ctx context.Context, name string, cfg config.Config) (engine.Engine, error) {
+	switch name {
+	case "test":
+		return &testengine.Engine{Latency: cfg.TestEngineLatency}, nil
+	}
+	return nil, fmt.Errorf("unknown engine %q (known: %v)", name, Known())
+}
+
+// Known lists the engine names VTS_ENGINE accepts.
+func Known() []string {
+	k := []string{"test"}
+	sort.Strings(k)
+	return k
+}
+
+// For returns the engine serving mode.
+func (s *Set) For(mode string) (engine.Engine, error) {
+	e, ok := s.byMode[mode]
+	if !ok {
+		return nil, &engine.UnsupportedError{Reason: fmt.Sprintf("no translation engine is configured for mode %q", mode), Supported: s.Modes()}
+	}
+	return e, nil
+}
+
+// Modes lists the modes that have an engine.
+func (s *Set) Modes() []string {
+	var out []string
+	for _, m := range plans.Modes {
+		if _, ok := s.byMode[m]; ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Name is the engine name serving mode, for logs and the UI.
+func (s *Set) Name(mode string) string { return s.names[mode] }
+
+// Supports checks, at upload, that mode has an engine and that it translates src to dst.
+func (s *Set) Supports(src, dst, mode string) error {
+	e, err := s.For(mode)
+	if err != nil {
+		return err
+	}
+	return e.Supports(src, dst, mode)
+}

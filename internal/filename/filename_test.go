@@ -1,0 +1,74 @@
+package filename
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSanitize(t *testing.T) {
+	cases := map[string]string{
+		"page1.png":             "page1.png",
+		"../../etc/passwd":      "passwd",
+		"/abs/path/p.jpg":       "p.jpg",
+		`C:\Users\x\p.webp`:     "p.webp",
+		"a\x00b.png":            "ab.png",
+		"..":                    "page",
+		"":                      "page",
+		"evil\u202egnp.exe":     "evilgnp.exe",
+		"  spaced   name .png ": "spaced name .png",
+		"ページ 1.png":             "ページ 1.png",
+		"bad\xffutf8.png":       "badutf8.png",
+		"what?.png":             "what_.png",
+		"tab\there.png":         "tab here.png",
+		"...hidden.png":         "hidden.png",
+	}
+	for in, want := range cases {
+		if got := Sanitize(in, "page"); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	long := strings.Repeat("x", 1000) + ".png"
+	got := Sanitize(long, "page")
+	if utf8.RuneCountInString(got) != MaxRunes || !strings.HasSuffix(got, ".png") {
+		t.Errorf("long name = %q (%d runes)", got, utf8.RuneCountInString(got))
+	}
+}
+
+func TestDeduper(t *testing.T) {
+	var d Deduper
+	got := []string{d.Unique("a.png"), d.Unique("a.png"), d.Unique("A.png"), d.Unique("a (2).png"), d.Unique("b.png")}
+	want := []string{"a.png", "a (2).png", "A (3).png", "a (2) (2).png", "b.png"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Unique #%d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestWithExtension(t *testing.T) {
+	if got := WithExtension("scan.png", ".jpg"); got != "scan.jpg" {
+		t.Errorf("got %q", got)
+	}
+	if got := WithExtension("notes.txt", ".png"); got != "notes.txt.png" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"a.png", "../x", "\x00", "\u202e", strings.Repeat("é", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := Sanitize(in, "page")
+		if out == "" || out == "." || out == ".." || strings.ContainsAny(out, "/\\\x00") || !utf8.ValidString(out) {
+			t.Fatalf("Sanitize(%q) = %q", in, out)
+		}
+		if utf8.RuneCountInString(out) > MaxRunes {
+			t.Fatalf("too long: %q", out)
+		}
+		if Sanitize(out, "page") != out {
+			t.Fatalf("not idempotent: %q -> %q", out, Sanitize(out, "page"))
+		}
+	})
+}

@@ -1,0 +1,8 @@
+package workflows_test
+
+import "github.com/stretchr/testify/mock"
+
+var (
+	workflowCtx = mock.Anything
+	anyInput    = mock.Anything
+)

@@ -1,0 +1,274 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/internal/store"
+)
+
+// Page is one uploaded page, already in blob storage.
+type Page struct {
+	SourceFilename string // as uploaded, sanitized
+	OutputName     string // unique within the job; the name in the ZIP and in the output URL
+	InputKey       string
+	Format         string
+}
+
+// TranslateJobInput is everything a job needs; image bytes never enter it, only blob keys.
+type TranslateJobInput struct {
+	JobID        string
+	UserID       string
+	Mode         string
+	Resolution   string
+	SourceLang   string
+	TargetLang   string
+	CustomPrompt string
+	Pages        []Page
+	// Parallelism bounds how many pages of this job are translated at once.
+	Parallelism int
+}
+
+// JobState is the spec's job payload (the SSE message and GET /api/jobs/{id}), plus the
+// failed pages of a partially failed job.
+type JobState struct {
+	ID            string             `json:"id"`
+	Status        string             `json:"status"`
+	Progress      int                `json:"progress"`
+	Total         int                `json:"total"`
+	CurrentFile   string             `json:"currentFile"`
+	Results       []store.PageResult `json:"results"`
+	Errors        []store.PageError  `json:"errors,omitempty"`
+	Mode          string             `json:"mode"`
+	CreditsNeeded int                `json:"creditsNeeded"`
+}
+
+// TranslateJob is the durable life of one upload: reserve, translate every page, build the ZIP,
+// settle credits, schedule the expiry.
+func TranslateJob(ctx workflow.Context, in TranslateJobInput) (*JobState, error) {
+	j := &translateJob{in: in, state: JobState{ID: in.JobID, Status: store.StatusPending, Total: len(in.Pages),
+		Mode: in.Mode, Results: []store.PageResult{}}}
+	if err := j.setup(ctx); err != nil {
+		return nil, err
+	}
+	return j.run(ctx)
+}
+
+type translateJob struct {
+	in          TranslateJobInput
+	state       JobState
+	reservation *activities.ReserveResult
+	outputs     []string // output key per page, "" until translated
+}
+
+var a *activities.Activities
+
+func (j *translateJob) setup(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (JobState, error) { return j.state, nil }); err != nil {
+		return fmt.Errorf("registering %s query: %w", StateQuery, err)
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, ReserveUpdate, j.reserve, workflow.UpdateHandlerOptions{
+		Validator: func(ctx workflow.Context) error {
+			if j.reservation != nil {
+				return errors.New("already reserved")
+			}
+			return nil
+		},
+	})
+}
+
+// reserve runs the reservation activity and hands its outcome to the upload.
+func (j *translateJob) reserve(ctx workflow.Context) (*activities.ReserveResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 5},
+	})
+	var res activities.ReserveResult
+	err := workflow.ExecuteActivity(ctx, a.ReserveCredits, activities.ReserveInput{Job: store.NewJob{
+		ID: j.in.JobID, UserID: j.in.UserID, Mode: j.in.Mode, Resolution: j.in.Resolution, SourceLang: j.in.SourceLang,
+		TargetLang: j.in.TargetLang, CustomPrompt: j.in.CustomPrompt, Pages: len(j.in.Pages),
+	}}).Get(ctx, &res)
+	if err != nil {
+		res = activities.ReserveResult{Code: "unavailable", Message: "credits could not be reserved; try again"}
+	}
+	j.reservation = &res
+	j.state.CreditsNeeded = res.CreditsNeeded
+	return &res, nil
+}
+
+func (j *translateJob) run(ctx workflow.Context) (*JobState, error) {
+	log := workflow.GetLogger(ctx)
+	ok, err := workflow.AwaitWithTimeout(ctx, reserveDeadline, func() bool { return j.reservation != nil })
+	if err != nil || !ok || !j.reservation.Reserved {
+		// Refused or never asked: nothing was taken, and the uploaded pages must not linger.
+		log.Info("job not reserved; removing its uploads", "job", j.in.JobID)
+		j.state.Status = store.StatusFailed
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		_ = workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
+		return &j.state, nil
+	}
+
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: 30 * time.Second},
+	})
+	if err := workflow.ExecuteActivity(actx, a.MarkProcessing, activities.MarkProcessingInput{JobID: j.in.JobID}).Get(ctx, nil); err != nil {
+		if !temporal.IsCanceledError(err) {
+			return nil, err
+		}
+	}
+	j.state.Status = store.StatusProcessing
+	done := j.translatePages(ctx)
+	return j.finish(ctx, done)
+}
+
+// translatePages fans the pages out, at most Parallelism at a time, and reports how many were
+// translated. A cancelled job (deleted while running) stops scheduling and returns early.
+func (j *translateJob) translatePages(ctx workflow.Context) int {
+	pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        2 * time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        time.Minute,
+			MaximumAttempts:        5,
+			NonRetryableErrorTypes: []string{activities.ErrTypePermanentPage},
+		},
+	})
+	parallel := max(j.in.Parallelism, 1)
+	sem := workflow.NewSemaphore(ctx, int64(parallel))
+	wg := workflow.NewWaitGroup(ctx)
+	j.outputs = make([]string, len(j.in.Pages))
+	failed := make([]string, len(j.in.Pages))
+	translated := 0
+	for i, p := range j.in.Pages {
+		if err := sem.Acquire(ctx, 1); err != nil {
+			break // cancelled
+		}
+		wg.Add(1)
+		workflow.Go(ctx, func(gctx workflow.Context) {
+			defer wg.Done()
+			defer sem.Release(1)
+			j.state.CurrentFile = p.SourceFilename
+			var res activities.TranslatePageResult
+			err := workflow.ExecuteActivity(pctx, a.TranslatePage, activities.TranslatePageInput{
+				JobID: j.in.JobID, InputKey: p.InputKey, OutputName: p.OutputName, SourceFilename: p.SourceFilename,
+				Format: p.Format, SourceLang: j.in.SourceLang, TargetLang: j.in.TargetLang, Mode: j.in.Mode,
+				Resolution: j.in.Resolution, CustomPrompt: j.in.CustomPrompt,
+			}).Get(gctx, &res)
+			j.state.Progress++
+			if err != nil {
+				failed[i] = pageErrorMessage(err)
+				return
+			}
+			j.outputs[i] = res.OutputKey
+			translated++
+			// Results stay in upload order, whatever order pages finish in.
+			j.state.Results = j.results()
+		})
+	}
+	wg.Wait(ctx)
+	for i, msg := range failed {
+		if msg != "" {
+			j.state.Errors = append(j.state.Errors, store.PageError{SourceFilename: j.in.Pages[i].SourceFilename, Message: msg})
+		}
+	}
+	return translated
+}
+
+func (j *translateJob) results() []store.PageResult {
+	out := []store.PageResult{}
+	for i, key := range j.outputs {
+		if key != "" {
+			p := j.in.Pages[i]
+			out = append(out, store.PageResult{SourceFilename: p.SourceFilename, URL: OutputURL(j.in.JobID, p.OutputName)})
+		}
+	}
+	return out
+}
+
+// finish builds the archive and settles the credits on a disconnected context, so that a job
+// deleted mid-flight still charges exactly the pages it translated and refunds the rest.
+func (j *translateJob) finish(ctx workflow.Context, translated int) (*JobState, error) {
+	log := workflow.GetLogger(ctx)
+	cancelled := ctx.Err() != nil
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	actx := workflow.WithActivityOptions(dctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: time.Minute},
+	})
+	status := store.StatusCompleted
+	if translated == 0 || cancelled {
+		status = store.StatusFailed
+	}
+	var zip activities.BuildZipResult
+	if status == store.StatusCompleted {
+		var entries []activities.ZipEntry
+		for i, key := range j.outputs {
+			if key != "" {
+				entries = append(entries, activities.ZipEntry{Name: j.in.Pages[i].OutputName, Key: key})
+			}
+		}
+		if err := workflow.ExecuteActivity(actx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: entries}).Get(dctx, &zip); err != nil {
+			return nil, fmt.Errorf("building zip: %w", err)
+		}
+	}
+	if cancelled && len(j.state.Errors) == 0 && translated < len(j.in.Pages) {
+		j.state.Errors = append(j.state.Errors, store.PageError{Message: "the job was deleted before all pages were translated"})
+	}
+	var settled activities.FinishJobResult
+	err := workflow.ExecuteActivity(actx, a.FinishJob, activities.FinishJobInput{Finish: store.Finish{
+		JobID: j.in.JobID, Status: status, PagesDone: translated, Progress: j.state.Progress, Results: j.state.Results,
+		Errors: j.state.Errors, ZipKey: zip.Key, ZipSize: zip.Size, FinishedAt: workflow.Now(dctx),
+	}}).Get(dctx, &settled)
+	if err != nil {
+		return nil, fmt.Errorf("settling job: %w", err)
+	}
+	log.Info("job finished", "job", j.in.JobID, "status", status, "translated", translated,
+		"charged", settled.Charged, "refunded", settled.Refunded)
+	j.state.CurrentFile = ""
+	if settled.Deleted || cancelled {
+		err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
+		j.state.Status = status
+		return &j.state, err
+	}
+	// The expiry outlives this workflow: a child that the parent's completion abandons, started
+	// before we return so that it cannot be lost.
+	cctx := workflow.WithChildOptions(dctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        ExpiryWorkflowID(j.in.JobID),
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, ExpireJob, ExpireJobInput{JobID: j.in.JobID, ExpiresAt: settled.ExpiresAt})
+	if err := child.GetChildWorkflowExecution().Get(dctx, nil); err != nil {
+		return nil, fmt.Errorf("scheduling expiry: %w", err)
+	}
+	j.state.Status = status
+	return &j.state, nil
+}
+
+func withCleanupOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: time.Minute},
+	})
+}
+
+// pageErrorMessage is what a user reads about a page that could not be translated.
+func pageErrorMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == activities.ErrTypePermanentPage {
+		return app.Message()
+	}
+	if temporal.IsCanceledError(err) {
+		return "the job was deleted before this page was translated"
+	}
+	return "translation failed after several attempts; the page's credits were refunded"
+}
