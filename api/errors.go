@@ -1,0 +1,55 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+)
+
+// Error is every non-2xx answer of the API: {"error":{"code":"...","message":"..."}}. It is the
+// one way handlers report failure; writeError is the one place that writes it.
+type Error struct {
+	Status     int    `json:"-"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	Details    any    `json:"details,omitempty"`
+	RetryAfter int    `json:"-"` // seconds, for 429 and 503
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func newError(status int, code, message string) *Error {
+	return &Error{Status: status, Code: code, Message: message}
+}
+
+// Errors shared by several handlers.
+var (
+	errJobNotFound = newError(http.StatusNotFound, "job_not_found", "no job with this ID")
+	errInternal    = newError(http.StatusInternalServerError, "internal", "something went wrong on our side; it has been logged")
+	errUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "the service is temporarily unavailable; try again shortly", RetryAfter: 5}
+)
+
+// writeError writes err as the JSON error body. Errors that are not *Error are logged with the
+// request and answered as a 500 that reveals nothing of them.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = errInternal
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	writeJSON(w, e.Status, struct {
+		Error *Error `json:"error"`
+	}{e})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

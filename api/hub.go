@@ -1,0 +1,186 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vtsproject/vts/workflows"
+)
+
+// errGone means the job was deleted (or never existed) while someone watched it.
+var errGone = errors.New("job gone")
+
+// stateSource reads a job's current state.
+type stateSource interface {
+	Fetch(ctx context.Context, jobID string) (workflows.JobState, error)
+}
+
+// Hub shares one poller per job among all of its SSE subscribers in this process, so that a
+// thousand watchers of one job cost one query stream. A running workflow answers one query at a
+// time, which is why the sharing matters.
+type Hub struct {
+	src      stateSource
+	log      *slog.Logger
+	interval time.Duration
+	maxWait  time.Duration
+
+	mu      sync.Mutex
+	feeds   map[string]*feed
+	ctx     context.Context
+	cancel  context.CancelFunc
+	fetches atomic.Int64
+}
+
+type feed struct {
+	subs map[*subscription]struct{}
+	last *update
+}
+
+type update struct {
+	seq   int
+	state workflows.JobState
+	data  []byte
+}
+
+// subscription receives the latest update; a slow reader skips intermediate ones, never the last.
+type subscription struct {
+	ch chan update
+}
+
+// NewHub starts a hub reading states from src.
+func NewHub(src stateSource, log *slog.Logger) *Hub {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Hub{src: src, log: log, interval: 250 * time.Millisecond, maxWait: 5 * time.Second,
+		feeds: map[string]*feed{}, ctx: ctx, cancel: cancel}
+}
+
+// Close stops every poller.
+func (h *Hub) Close() { h.cancel() }
+
+// Fetches counts the state reads made so far; tests use it to prove sharing.
+func (h *Hub) Fetches() int64 { return h.fetches.Load() }
+
+// Subscribe follows jobID. The channel yields the current state at once, then every change, and
+// is closed after a terminal state or when the job is gone. Call the returned function to leave.
+func (h *Hub) Subscribe(jobID string) (<-chan update, func()) {
+	sub := &subscription{ch: make(chan update, 1)}
+	h.mu.Lock()
+	f, ok := h.feeds[jobID]
+	if !ok {
+		f = &feed{subs: map[*subscription]struct{}{}}
+		h.feeds[jobID] = f
+		go h.poll(jobID, f)
+	}
+	f.subs[sub] = struct{}{}
+	if f.last != nil {
+		sub.ch <- *f.last
+	}
+	h.mu.Unlock()
+	return sub.ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if _, ok := f.subs[sub]; ok {
+			delete(f.subs, sub)
+			close(sub.ch)
+		}
+	}
+}
+
+// Snapshot returns the job's state: the shared feed's last one when the job is being watched,
+// otherwise one fresh read.
+func (h *Hub) Snapshot(ctx context.Context, jobID string) (workflows.JobState, error) {
+	h.mu.Lock()
+	if f, ok := h.feeds[jobID]; ok && f.last != nil {
+		st := f.last.state
+		h.mu.Unlock()
+		return st, nil
+	}
+	h.mu.Unlock()
+	h.fetches.Add(1)
+	return h.src.Fetch(ctx, jobID)
+}
+
+func (h *Hub) poll(jobID string, f *feed) {
+	wait := h.interval
+	seq := 0
+	for {
+		h.fetches.Add(1)
+		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+		st, err := h.src.Fetch(ctx, jobID)
+		cancel()
+		switch {
+		case errors.Is(err, errGone):
+			h.finish(jobID, f, nil)
+			return
+		case err != nil:
+			// A busy workflow or a passing outage: back off, keep the subscribers.
+			h.log.Debug("job state read failed; backing off", "job", jobID, "err", err, "wait", wait)
+			wait = min(wait*2, h.maxWait)
+		default:
+			wait = h.interval
+			data, _ := json.Marshal(st)
+			h.mu.Lock()
+			if f.last == nil || !bytes.Equal(f.last.data, data) {
+				seq++
+				u := update{seq: seq, state: st, data: data}
+				f.last = &u
+				for sub := range f.subs {
+					offer(sub, u)
+				}
+			}
+			h.mu.Unlock()
+			if terminal(st.Status) {
+				h.finish(jobID, f, nil)
+				return
+			}
+		}
+		h.mu.Lock()
+		if len(f.subs) == 0 {
+			delete(h.feeds, jobID)
+			h.mu.Unlock()
+			return
+		}
+		h.mu.Unlock()
+		select {
+		case <-h.ctx.Done():
+			h.finish(jobID, f, nil)
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// finish removes the feed and closes its subscribers, after they received the last update.
+func (h *Hub) finish(jobID string, f *feed, _ error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.feeds[jobID] == f {
+		delete(h.feeds, jobID)
+	}
+	for sub := range f.subs {
+		delete(f.subs, sub)
+		close(sub.ch)
+	}
+}
+
+// offer delivers u, replacing an undelivered older update. Only the feed's poller sends, under
+// the hub's lock, so the channel cannot fill between the drain and the send.
+func offer(sub *subscription, u update) {
+	select {
+	case sub.ch <- u:
+	default:
+		select {
+		case <-sub.ch:
+		default:
+		}
+		sub.ch <- u
+	}
+}
+
+func terminal(status string) bool { return status == "completed" || status == "failed" }

@@ -1,0 +1,304 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/filename"
+	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/workflows"
+)
+
+// jobSource reads a job's state: from PostgreSQL once the job has ended (or been deleted), from
+// the workflow's state query while it runs.
+type jobSource struct {
+	store    *store.Store
+	temporal client.Client
+}
+
+func (j *jobSource) Fetch(ctx context.Context, jobID string) (workflows.JobState, error) {
+	rec, err := j.store.GetJob(ctx, jobID)
+	if errors.Is(err, store.ErrNotFound) {
+		return workflows.JobState{}, errGone
+	}
+	if err != nil {
+		return workflows.JobState{}, err
+	}
+	if rec.DeletedAt != nil {
+		return workflows.JobState{}, errGone
+	}
+	if rec.Terminal() {
+		return stateFromRecord(rec), nil
+	}
+	resp, err := j.temporal.QueryWorkflow(ctx, workflows.JobWorkflowID(jobID), "", workflows.StateQuery)
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return stateFromRecord(rec), nil
+		}
+		return workflows.JobState{}, fmt.Errorf("querying job state: %w", err)
+	}
+	var st workflows.JobState
+	if err := resp.Get(&st); err != nil {
+		return workflows.JobState{}, fmt.Errorf("decoding job state: %w", err)
+	}
+	// The workflow learns the status only after the database has recorded the outcome, so the
+	// query never announces a completion that the download would not yet see.
+	return st, nil
+}
+
+func stateFromRecord(j *store.Job) workflows.JobState {
+	results := j.Results
+	if results == nil {
+		results = []store.PageResult{}
+	}
+	return workflows.JobState{ID: j.ID, Status: j.Status, Progress: j.Progress, Total: j.Total, Results: results,
+		Errors: j.Errors, Mode: j.Mode, CreditsNeeded: j.CreditsReserved}
+}
+
+// jobFromPath reads the job named by the path parameter, answering 404 for malformed, unknown
+// and deleted jobs alike.
+func (s *Server) jobFromPath(r *http.Request, param string) (*store.Job, error) {
+	id := chi.URLParam(r, param)
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, errJobNotFound
+	}
+	j, err := s.Store.GetJob(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && j.DeletedAt != nil) {
+		return nil, errJobNotFound
+	}
+	return j, err
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	j, err := s.jobFromPath(r, "jobId")
+	if err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	st, err := s.hub.Snapshot(r.Context(), j.ID)
+	if errors.Is(err, errGone) {
+		err = errJobNotFound
+	}
+	if err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+// heartbeat keeps proxies from closing a quiet stream.
+const heartbeat = 15 * time.Second
+
+// events is the SSE stream: the current state at once, then every change, each with an id; a
+// comment every 15 s; closed by the server after the terminal message.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	j, err := s.jobFromPath(r, "jobId")
+	if err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.WriteString(w, "retry: 2000\n\n"); err != nil {
+		return
+	}
+	_ = rc.Flush()
+	updates, leave := s.hub.Subscribe(j.ID)
+	defer leave()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat * 2))
+			if _, err := io.WriteString(w, ": heartbeat\n\n"); err != nil {
+				return
+			}
+			_ = rc.Flush()
+		case u, ok := <-updates:
+			if !ok {
+				return
+			}
+			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat * 2))
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", u.seq, u.data); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			if terminal(u.state.Status) {
+				return
+			}
+		}
+	}
+}
+
+// finishedJob reads a job whose files are asked for: 404, 410 once expired, 409 before the end.
+func (s *Server) finishedJob(r *http.Request) (*store.Job, error) {
+	j, err := s.jobFromPath(r, "jobId")
+	if err != nil {
+		return nil, err
+	}
+	if j.ExpiredAt != nil {
+		return nil, newError(http.StatusGone, "expired", "the job's files were deleted at the end of the plan's retention period")
+	}
+	return j, nil
+}
+
+// output is GET /api/outputs/{jobId}/{file}: one translated page.
+func (s *Server) output(w http.ResponseWriter, r *http.Request) {
+	j, err := s.finishedJob(r)
+	if err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	name, err := url.PathUnescape(chi.URLParam(r, "file"))
+	if err != nil || name != filename.Sanitize(name, "") {
+		writeError(w, r, s.Log, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+		return
+	}
+	s.serveBlob(w, r, blobstore.OutputKey(j.ID, name), name, "inline",
+		newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+}
+
+// download is GET /api/download/{jobId}: the ZIP of all translated pages.
+func (s *Server) download(w http.ResponseWriter, r *http.Request) {
+	j, err := s.finishedJob(r)
+	if err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	switch {
+	case !j.Terminal():
+		writeError(w, r, s.Log, &Error{Status: http.StatusConflict, Code: "job_not_finished", RetryAfter: 2,
+			Message: "the job is still running; download when its status is completed"})
+		return
+	case j.Status != store.StatusCompleted || j.ZipKey == "":
+		writeError(w, r, s.Log, newError(http.StatusConflict, "job_failed", "the job failed; no page was translated"))
+		return
+	}
+	s.serveBlob(w, r, j.ZipKey, "translated-"+j.ID+".zip", "attachment",
+		newError(http.StatusGone, "expired", "the job's files are no longer kept"))
+}
+
+// serveBlob serves a blob with Range, ETag and conditional requests, streaming from storage.
+func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, key, name, disposition string, missing *Error) {
+	rd, err := s.Bucket.NewReader(r.Context(), key, nil)
+	if err != nil {
+		if blobstore.IsNotFound(err) {
+			writeError(w, r, s.Log, missing)
+			return
+		}
+		writeError(w, r, s.Log, fmt.Errorf("opening %s: %w", key, err))
+		return
+	}
+	defer rd.Close()
+	h := w.Header()
+	h.Set("Content-Type", rd.ContentType())
+	h.Set("Content-Disposition", mimeDisposition(disposition, name))
+	h.Set("ETag", strconv.Quote(fmt.Sprintf("%x-%x", rd.Size(), rd.ModTime().UnixNano())))
+	h.Set("Cache-Control", "private, max-age=3600")
+	h.Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, path.Base(name), rd.ModTime(), rd)
+}
+
+// mimeDisposition writes a Content-Disposition that survives any filename: an ASCII fallback and
+// the exact name in RFC 5987 encoding.
+func mimeDisposition(kind, name string) string {
+	ascii := make([]rune, 0, len(name))
+	for _, r := range name {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' {
+			r = '_'
+		}
+		ascii = append(ascii, r)
+	}
+	return fmt.Sprintf(`%s; filename="%s"; filename*=UTF-8''%s`, kind, string(ascii), url.PathEscape(name))
+}
+
+type deleteRequest struct {
+	UserID string `json:"userId"`
+}
+
+// deleteProject is DELETE /api/projects/{id}: a running job is cancelled (its unspent credits
+// come back when it settles); a finished one loses its files at once.
+func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
+	var req deleteRequest
+	if err := decodeJSON(w, r, &req); err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	if req.UserID == "" {
+		writeError(w, r, s.Log, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required"))
+		return
+	}
+	if err := s.Identity.Authorize(r, req.UserID); err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	id := chi.URLParam(r, "id")
+	if _, err := uuid.Parse(id); err != nil {
+		writeError(w, r, s.Log, errJobNotFound)
+		return
+	}
+	j, err := s.Store.DeleteJob(r.Context(), id, req.UserID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeError(w, r, s.Log, errJobNotFound)
+		return
+	case errors.Is(err, store.ErrForbidden):
+		writeError(w, r, s.Log, newError(http.StatusForbidden, "forbidden", "this project belongs to another user"))
+		return
+	case err != nil:
+		writeError(w, r, s.Log, err)
+		return
+	}
+	log := s.Log.With("job", id)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+	defer cancel()
+	if j.SettledAt == nil {
+		// The workflow settles, sees the deletion and removes the files. If it has just closed,
+		// the cancel finds nothing and the files are ours to remove.
+		err := s.Temporal.CancelWorkflow(ctx, workflows.JobWorkflowID(id), "")
+		var nf *serviceerror.NotFound
+		if err == nil {
+			log.Info("running job cancelled by delete")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if !errors.As(err, &nf) {
+			log.Error("cancelling job failed", "err", err)
+		}
+	}
+	if err := s.Temporal.CancelWorkflow(ctx, workflows.ExpiryWorkflowID(id), ""); err != nil {
+		var nf *serviceerror.NotFound
+		if !errors.As(err, &nf) {
+			log.Warn("cancelling expiry failed", "err", err)
+		}
+	}
+	n, err := blobstore.DeletePrefix(ctx, s.Bucket, blobstore.JobPrefix(id))
+	if err != nil {
+		// The record is deleted; the expiry or an operator finishes the cleanup.
+		log.Error("deleting files failed", "err", err)
+	}
+	log.Info("project deleted", "blobs", n)
+	w.WriteHeader(http.StatusNoContent)
+}

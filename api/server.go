@@ -1,0 +1,134 @@
+// Package api is the HTTP face of the service: the spec's endpoints, their JSON errors, the SSE
+// progress stream and the downloads. It is the only package that speaks HTTP.
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"go.temporal.io/sdk/client"
+	"gocloud.dev/blob"
+
+	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/workflows"
+)
+
+// LanguageChecker says whether an upload's languages and mode can be served (the engines).
+type LanguageChecker interface {
+	Supports(src, dst, mode string) error
+}
+
+// Identity checks that a request may act as userID. The default trusts the body's userId, as
+// the spec shows; the identity issue plugs in token and API-key checks.
+type Identity interface {
+	Authorize(r *http.Request, userID string) error
+}
+
+// Billing is what the checkout, account and webhook endpoints need.
+type Billing interface {
+	CheckoutURL(ctx context.Context, userID, priceID, mode string) (string, error)
+	HandleWebhook(ctx context.Context, payload []byte, signature string) error
+	Account(ctx context.Context, userID string) (any, error)
+}
+
+// Server holds the API's dependencies.
+type Server struct {
+	Store       *store.Store
+	Temporal    client.Client
+	Bucket      *blob.Bucket
+	Languages   LanguageChecker
+	Identity    Identity
+	Billing     Billing // nil until billing is configured: checkout answers 501
+	TaskQueue   string
+	Parallelism int
+	Log         *slog.Logger
+
+	hub *Hub
+}
+
+// Handler builds the router. It must be called once.
+func (s *Server) Handler() http.Handler {
+	if s.Log == nil {
+		s.Log = slog.Default()
+	}
+	if s.TaskQueue == "" {
+		s.TaskQueue = workflows.TaskQueue
+	}
+	if s.Identity == nil {
+		s.Identity = trustBody{}
+	}
+	s.hub = NewHub(&jobSource{store: s.Store, temporal: s.Temporal}, s.Log)
+
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, s.recoverer)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, s.Log, newError(http.StatusNotFound, "not_found", "no such endpoint"))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, s.Log, newError(http.StatusMethodNotAllowed, "method_not_allowed", "this endpoint does not take "+r.Method))
+	})
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, map[string]string{"status": "ok"}) })
+	r.Get("/readyz", s.ready)
+	r.Route("/api", func(r chi.Router) {
+		r.Post("/translate", s.translate)
+		r.Get("/jobs/{jobId}", s.getJob)
+		r.Get("/jobs/{jobId}/events", s.events)
+		r.Get("/outputs/{jobId}/{file}", s.output)
+		r.Get("/download/{jobId}", s.download)
+		r.Delete("/projects/{id}", s.deleteProject)
+		r.Post("/checkout", s.checkout)
+		r.Get("/account", s.account)
+		r.Post("/stripe/webhook", s.stripeWebhook)
+		r.Get("/openapi.yaml", serveOpenAPI)
+	})
+	return r
+}
+
+// Close stops the SSE pollers.
+func (s *Server) Close() {
+	if s.hub != nil {
+		s.hub.Close()
+	}
+}
+
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.Log.ErrorContext(r.Context(), "panic", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				writeError(w, r, s.Log, errInternal)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	if err := s.Store.Ping(ctx); err != nil {
+		s.Log.Warn("not ready: database", "err", err)
+		writeError(w, r, s.Log, &Error{Status: http.StatusServiceUnavailable, Code: "database_unavailable", Message: "the database does not answer", RetryAfter: 5})
+		return
+	}
+	if _, err := s.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+		s.Log.Warn("not ready: temporal", "err", err)
+		writeError(w, r, s.Log, &Error{Status: http.StatusServiceUnavailable, Code: "temporal_unavailable", Message: "Temporal does not answer", RetryAfter: 5})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// trustBody is the identity of a deployment without an identity provider: the spec's userId.
+type trustBody struct{}
+
+func (trustBody) Authorize(*http.Request, string) error { return nil }

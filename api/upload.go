@@ -1,0 +1,396 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"gocloud.dev/blob"
+
+	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/filename"
+	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/lang"
+	"github.com/vtsproject/vts/internal/plans"
+	"github.com/vtsproject/vts/workflows"
+)
+
+// Bounds of one upload request that no plan changes.
+const (
+	maxFieldBytes     = 64 << 10 // a text field; customPrompt has its own, smaller bound in runes
+	maxPromptRunes    = 4000
+	maxUserIDBytes    = 256
+	maxUploadBytes    = plans.MaxFilesPerJob*50*plans.MB + 1<<20
+	sniffBytes        = 256 << 10 // enough for any sane JPEG header with EXIF before its frame
+	maxMultipartParts = plans.MaxFilesPerJob + 32
+)
+
+// uploadForm is the parsed multipart request.
+type uploadForm struct {
+	userID, sourceLang, targetLang, mode, resolution, customPrompt string
+	pages                                                          []workflows.Page
+	largest                                                        int64
+	plan                                                           plans.Plan
+}
+
+// translate is POST /api/translate: it streams every page straight into blob storage (never a
+// whole file in memory), checks each by content, then starts the job with Update-With-Start so
+// that the reservation's answer (202, 402 or 429) comes back in this same request. Whatever is
+// refused leaves no blob behind.
+func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
+	jobID := uuid.NewString()
+	log := s.Log.With("job", jobID)
+	form, err := s.readUpload(w, r, jobID)
+	if err != nil {
+		s.discard(jobID)
+		writeError(w, r, log, err)
+		return
+	}
+	in := workflows.TranslateJobInput{JobID: jobID, UserID: form.userID, Mode: form.mode, Resolution: form.resolution,
+		SourceLang: form.sourceLang, TargetLang: form.targetLang, CustomPrompt: form.customPrompt, Pages: form.pages,
+		Parallelism: s.Parallelism}
+	res, err := s.startJob(r.Context(), in)
+	if err != nil {
+		s.discard(jobID)
+		log.Error("starting job failed", "err", err)
+		writeError(w, r, log, errUnavailable)
+		return
+	}
+	if !res.Reserved {
+		// The workflow removes the uploads of a refused job; so do we, in case it cannot.
+		s.discard(jobID)
+		writeError(w, r, log, reservationError(res))
+		return
+	}
+	log.Info("job accepted", "user", form.userID, "pages", len(form.pages), "credits", res.CreditsNeeded, "mode", form.mode)
+	w.Header().Set("Location", "/api/jobs/"+jobID)
+	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": jobID, "mode": form.mode, "creditsNeeded": res.CreditsNeeded})
+}
+
+func reservationError(res *activities.ReserveResult) *Error {
+	switch res.Code {
+	case "insufficient_credits":
+		return &Error{Status: http.StatusPaymentRequired, Code: res.Code, Message: res.Message,
+			Details: map[string]any{"creditsNeeded": res.CreditsNeeded, "creditsAvailable": res.CreditsAvailable}}
+	case "concurrency_limit":
+		return &Error{Status: http.StatusTooManyRequests, Code: res.Code, Message: res.Message, RetryAfter: max(res.RetryAfterSeconds, 1)}
+	case "forbidden":
+		return newError(http.StatusForbidden, res.Code, res.Message)
+	}
+	return errUnavailable
+}
+
+func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
+	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID:                       workflows.JobWorkflowID(in.JobID),
+		TaskQueue:                s.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+	}, workflows.TranslateJob, in)
+	handle, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			UpdateName:   workflows.ReserveUpdate,
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update-with-start: %w", err)
+	}
+	var res activities.ReserveResult
+	if err := handle.Get(ctx, &res); err != nil {
+		return nil, fmt.Errorf("reading reservation: %w", err)
+	}
+	return &res, nil
+}
+
+// discard removes whatever an unfinished upload wrote; it outlives the request on purpose.
+func (s *Server) discard(jobID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := blobstore.DeletePrefix(ctx, s.Bucket, blobstore.JobPrefix(jobID)); err != nil {
+		s.Log.Error("removing refused upload failed", "job", jobID, "err", err)
+	}
+}
+
+func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string) (*uploadForm, error) {
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/form-data" {
+		return nil, newError(http.StatusUnsupportedMediaType, "expected_multipart",
+			"send the pages as multipart/form-data with one `images` part per page")
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBytes)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, newError(http.StatusBadRequest, "malformed_multipart", "the multipart body could not be read")
+	}
+	f := &uploadForm{sourceLang: lang.DefaultSource, targetLang: lang.DefaultTarget, mode: plans.DefaultMode, resolution: plans.DefaultResolution}
+	seen := map[string]bool{}
+	var names filename.Deduper
+	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
+	for parts := 0; ; parts++ {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		if parts >= maxMultipartParts {
+			return nil, newError(http.StatusRequestEntityTooLarge, "too_many_parts", "the request has too many parts")
+		}
+		field := part.FormName()
+		if field == "images" || field == "images[]" {
+			if len(f.pages) >= plans.MaxFilesPerJob {
+				return nil, newError(http.StatusRequestEntityTooLarge, "too_many_files",
+					fmt.Sprintf("at most %d files can be uploaded in one request", plans.MaxFilesPerJob))
+			}
+			page, size, err := s.storePage(r.Context(), part, jobID, len(f.pages), limit, &names)
+			if err != nil {
+				return nil, err
+			}
+			f.pages = append(f.pages, page)
+			f.largest = max(f.largest, size)
+			continue
+		}
+		value, err := readField(part)
+		if err != nil {
+			return nil, err
+		}
+		if seen[field] {
+			return nil, newError(http.StatusBadRequest, "duplicate_field", fmt.Sprintf("the field %q appears twice", field))
+		}
+		seen[field] = true
+		if err := f.set(field, value); err != nil {
+			return nil, err
+		}
+		if field == "userId" {
+			// A well-behaved client sends userId first: then its plan's limits apply while the
+			// pages stream, and a user who cannot start a job is refused before any page is stored.
+			if f.plan, err = s.checkUser(r, f.userID); err != nil {
+				return nil, err
+			}
+			limit = f.plan.MaxFileBytes
+		}
+	}
+	if f.userID == "" {
+		return nil, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required")
+	}
+	if len(f.pages) == 0 {
+		return nil, newError(http.StatusBadRequest, "no_files", "no files were uploaded; send one `images` part per page")
+	}
+	if f.largest > f.plan.MaxFileBytes { // pages that came before userId streamed under the largest limit
+		return nil, fileTooLarge(f.plan)
+	}
+	if err := s.Languages.Supports(f.sourceLang, f.targetLang, f.mode); err != nil {
+		return nil, unsupportedError(err)
+	}
+	return f, nil
+}
+
+// checkUser authorizes the request for userID and returns the user's plan. A user with no credit
+// at all, or at the plan's concurrent-job limit, is refused here, before any page is stored; the
+// reservation remains the authority on both.
+func (s *Server) checkUser(r *http.Request, userID string) (plans.Plan, error) {
+	if err := s.Identity.Authorize(r, userID); err != nil {
+		return plans.Plan{}, err
+	}
+	u, err := s.Store.EnsureUser(r.Context(), userID)
+	if err != nil {
+		return plans.Plan{}, err
+	}
+	p := plans.MustLookup(u.Plan)
+	if u.Available() <= 0 || u.DebtCredits > 0 {
+		return p, &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits",
+			Message: "no credits are available; buy a credit pack or wait for the next period"}
+	}
+	active, err := s.Store.ActiveJobs(r.Context(), userID)
+	if err != nil {
+		return p, err
+	}
+	if active >= p.ConcurrentJobs {
+		return p, &Error{Status: http.StatusTooManyRequests, Code: "concurrency_limit", RetryAfter: 30,
+			Message: fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", p.Name, p.ConcurrentJobs)}
+	}
+	return p, nil
+}
+
+func (f *uploadForm) set(field, value string) error {
+	switch field {
+	case "userId":
+		value = strings.TrimSpace(value)
+		if value == "" || len(value) > maxUserIDBytes || strings.ContainsFunc(value, isControl) {
+			return newError(http.StatusBadRequest, "invalid_user_id", "userId must be 1 to 256 printable characters")
+		}
+		f.userID = value
+	case "sourceLang", "targetLang":
+		if value == "" {
+			return nil
+		}
+		code, ok := lang.Normalize(value, field == "sourceLang")
+		if !ok {
+			return &Error{Status: http.StatusBadRequest, Code: "unsupported_language",
+				Message: fmt.Sprintf("%s %q is not an ISO 639-1 code (or zh-Hans, zh-Hant)", field, value)}
+		}
+		if field == "sourceLang" {
+			f.sourceLang = code
+		} else {
+			f.targetLang = code
+		}
+	case "mode":
+		if value == "" {
+			return nil
+		}
+		if !plans.ValidMode(value) {
+			return &Error{Status: http.StatusBadRequest, Code: "invalid_mode", Message: "mode must be fast, standard or advanced",
+				Details: map[string]any{"allowed": plans.Modes}}
+		}
+		f.mode = value
+	case "resolution":
+		if value == "" {
+			return nil
+		}
+		if !plans.ValidResolution(value) {
+			return &Error{Status: http.StatusBadRequest, Code: "invalid_resolution", Message: "resolution must be original, 1K, 2K or 4K",
+				Details: map[string]any{"allowed": plans.Resolutions}}
+		}
+		f.resolution = value
+	case "customPrompt":
+		if utf8.RuneCountInString(value) > maxPromptRunes {
+			return newError(http.StatusBadRequest, "prompt_too_long", fmt.Sprintf("customPrompt is limited to %d characters", maxPromptRunes))
+		}
+		f.customPrompt = strings.TrimSpace(value)
+	}
+	// Unknown fields are ignored, as browsers and clients add their own.
+	return nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+func readField(part *multipart.Part) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+	if err != nil {
+		return "", bodyError(err)
+	}
+	if len(b) > maxFieldBytes {
+		return "", newError(http.StatusRequestEntityTooLarge, "field_too_large", fmt.Sprintf("the field %q is too large", part.FormName()))
+	}
+	if !utf8.Valid(b) {
+		return "", newError(http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("the field %q is not valid UTF-8", part.FormName()))
+	}
+	return string(b), nil
+}
+
+// storePage streams one file part into blob storage after checking by its first bytes that it is
+// a PNG, JPEG or WebP of at most 40 megapixels; the size limit holds while streaming, and a
+// truncated file is caught by its ending.
+func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID string, idx int, limit int64, names *filename.Deduper) (workflows.Page, int64, error) {
+	source := filename.Sanitize(part.FileName(), fmt.Sprintf("page-%03d", idx+1))
+	br := bufio.NewReaderSize(part, sniffBytes)
+	head, err := br.Peek(sniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return workflows.Page{}, 0, bodyError(err)
+	}
+	if len(head) == 0 {
+		return workflows.Page{}, 0, newError(http.StatusBadRequest, "empty_file", fmt.Sprintf("%s is empty", source))
+	}
+	info, err := imageio.Inspect(strings.NewReader(string(head)))
+	if err != nil {
+		return workflows.Page{}, 0, imageError(source, err)
+	}
+	key := blobstore.InputKey(jobID, idx, imageio.Extension(info.Format))
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	bw, err := s.Bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: imageio.ContentType(info.Format)})
+	if err != nil {
+		return workflows.Page{}, 0, fmt.Errorf("opening %s: %w", key, err)
+	}
+	tail := &tailWriter{}
+	n, err := io.Copy(io.MultiWriter(bw, tail), io.LimitReader(br, limit+1))
+	if err == nil && n > limit {
+		err = errTooLarge
+	}
+	if err != nil {
+		cancel() // abandons the blob instead of committing a partial one
+		_ = bw.Close()
+		if errors.Is(err, errTooLarge) {
+			return workflows.Page{}, 0, newError(http.StatusRequestEntityTooLarge, "file_too_large",
+				fmt.Sprintf("%s is larger than %d MB", source, limit/plans.MB))
+		}
+		return workflows.Page{}, 0, bodyError(err)
+	}
+	if err := bw.Close(); err != nil {
+		return workflows.Page{}, 0, fmt.Errorf("writing %s: %w", key, err)
+	}
+	if err := imageio.CheckComplete(info.Format, head, tail.bytes(), n); err != nil {
+		return workflows.Page{}, 0, imageError(source, err)
+	}
+	output := names.Unique(filename.WithExtension(source, imageio.Extension(info.Format)))
+	return workflows.Page{SourceFilename: source, OutputName: output, InputKey: key, Format: info.Format}, n, nil
+}
+
+var errTooLarge = errors.New("file too large")
+
+// tailWriter keeps the last imageio.TailLen bytes written to it.
+type tailWriter struct{ buf []byte }
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p[max(0, len(p)-imageio.TailLen):]...)
+	if len(t.buf) > imageio.TailLen {
+		t.buf = t.buf[len(t.buf)-imageio.TailLen:]
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) bytes() []byte { return t.buf }
+
+func fileTooLarge(p plans.Plan) *Error {
+	return newError(http.StatusRequestEntityTooLarge, "file_too_large",
+		fmt.Sprintf("the %s plan accepts files of up to %d MB", p.Name, p.MaxFileBytes/plans.MB))
+}
+
+func imageError(name string, err error) *Error {
+	switch {
+	case errors.Is(err, imageio.ErrUnknownFormat):
+		return newError(http.StatusUnsupportedMediaType, "unsupported_media_type", fmt.Sprintf("%s is not a JPG, PNG or WebP image", name))
+	case errors.Is(err, imageio.ErrTooManyPixels):
+		return newError(http.StatusUnprocessableEntity, "image_too_large", fmt.Sprintf("%s has more than 40 megapixels", name))
+	case errors.Is(err, imageio.ErrAnimated):
+		return newError(http.StatusUnprocessableEntity, "animated_image", fmt.Sprintf("%s is animated; upload one still page per file", name))
+	}
+	return newError(http.StatusUnprocessableEntity, "corrupt_image", fmt.Sprintf("%s is truncated or corrupt", name))
+}
+
+func unsupportedError(err error) *Error {
+	var u *engine.UnsupportedError
+	if errors.As(err, &u) {
+		return &Error{Status: http.StatusBadRequest, Code: "unsupported_language", Message: u.Reason,
+			Details: map[string]any{"supported": u.Supported}}
+	}
+	return newError(http.StatusBadRequest, "unsupported_language", err.Error())
+}
+
+// bodyError maps a failure to read the request body.
+func bodyError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return newError(http.StatusRequestEntityTooLarge, "request_too_large", "the request body is too large")
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return newError(http.StatusBadRequest, "malformed_multipart", "the request body is truncated or malformed")
+}

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/service"
+)
+
+// runDev brings up everything a newcomer needs on one machine, in one process: a database, a
+// Temporal dev server, the migrations, the worker and the API. It reuses what already runs and
+// says exactly what is missing otherwise.
+func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", cfg.DataDir, err)
+	}
+	dbURL, stopDB, err := devDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopDB()
+	cfg.DatabaseURL = dbURL
+	uiURL, stopTemporal, err := devTemporal(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopTemporal()
+
+	svc, err := service.Open(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	if err := svc.Store.Migrate(ctx); err != nil {
+		return err
+	}
+	w := svc.Worker()
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("starting worker: %w", err)
+	}
+	defer w.Stop()
+	fmt.Fprintf(os.Stderr, `
+  Visual translation service is up.
+    API:          http://%s/api   (try: curl -F userId=me -F targetLang=es -F images=@page.png http://%s/api/translate)
+    Web page:     http://%s/
+    Temporal UI:  %s
+    Database:     %s
+    Files:        %s
+    Engines:      fast=%s standard=%s advanced=%s
+  Ctrl-C stops everything.
+
+`, cfg.Addr, cfg.Addr, cfg.Addr, uiURL, redact(dbURL), cfg.BlobURL,
+		svc.Engines.Name("fast"), svc.Engines.Name("standard"), svc.Engines.Name("advanced"))
+	return serveAPI(ctx, svc)
+}
+
+// devDatabase finds a PostgreSQL: DATABASE_URL, else the local server on 127.0.0.1:5432 (with a
+// `vts` database created on it), else a private cluster under the data folder.
+func devDatabase(ctx context.Context, cfg config.Config, log *slog.Logger) (string, func(), error) {
+	none := func() {}
+	if cfg.DatabaseURL != "" {
+		return cfg.DatabaseURL, none, nil
+	}
+	local := "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	if u, err := ensureDatabase(ctx, local, "vts"); err == nil {
+		log.Info("using the local PostgreSQL server", "url", redact(u))
+		return u, none, nil
+	}
+	bin, err := findPostgresBin()
+	if err != nil {
+		return "", none, errors.New("no PostgreSQL found: set DATABASE_URL, start a server on 127.0.0.1:5432, " +
+			"or install the binaries (apt-get install postgresql) so vts dev can run a private one under ./data")
+	}
+	return privateCluster(ctx, cfg, bin, log)
+}
+
+func ensureDatabase(ctx context.Context, adminURL, name string) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, adminURL)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(cctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if !exists {
+		if _, err := conn.Exec(cctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+			return "", fmt.Errorf("creating database %s: %w", name, err)
+		}
+	}
+	u, _ := url.Parse(adminURL)
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+func findPostgresBin() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(matches) == 0 {
+		return "", errors.New("initdb not found")
+	}
+	return filepath.Dir(matches[len(matches)-1]), nil
+}
+
+// privateCluster runs a PostgreSQL of our own under data/pg on port 55432. PostgreSQL refuses to
+// run as root, so as root it runs as the postgres user.
+func privateCluster(ctx context.Context, cfg config.Config, bin string, log *slog.Logger) (string, func(), error) {
+	dir := filepath.Join(cfg.DataDir, "pg")
+	const port = 55432
+	asUser := func(name string, args ...string) *exec.Cmd {
+		if os.Geteuid() == 0 {
+			return exec.CommandContext(ctx, "runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
+		}
+		return exec.CommandContext(ctx, filepath.Join(bin, name), args...)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", nil, err
+		}
+		if os.Geteuid() == 0 {
+			pg, err := user.Lookup("postgres")
+			if err != nil {
+				return "", nil, errors.New("running as root needs a postgres user for the private cluster")
+			}
+			uid, _ := strconv.Atoi(pg.Uid)
+			gid, _ := strconv.Atoi(pg.Gid)
+			if err := os.Chown(dir, uid, gid); err != nil {
+				return "", nil, err
+			}
+		}
+		log.Info("creating a private PostgreSQL cluster", "dir", dir)
+		if out, err := asUser("initdb", "-D", dir, "-U", "postgres", "--auth=trust").CombinedOutput(); err != nil {
+			return "", nil, fmt.Errorf("initdb: %w: %s", err, out)
+		}
+	}
+	logFile := filepath.Join(dir, "server.log")
+	start := asUser("pg_ctl", "-D", dir, "-l", logFile, "-w", "-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir), "start")
+	if out, err := start.CombinedOutput(); err != nil && !strings.Contains(string(out), "another server") {
+		return "", nil, fmt.Errorf("starting PostgreSQL: %w: %s", err, out)
+	}
+	stop := func() { _ = asUser("pg_ctl", "-D", dir, "-m", "fast", "stop").Run() }
+	u, err := ensureDatabase(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), "vts")
+	if err != nil {
+		stop()
+		return "", nil, err
+	}
+	return u, stop, nil
+}
+
+// devTemporal reuses a Temporal server at TEMPORAL_ADDRESS or starts the Temporal CLI's dev
+// server with its state under the data folder, and returns the UI's address.
+func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (string, func(), error) {
+	none := func() {}
+	if reachable(cfg.TemporalAddress) {
+		log.Info("using the running Temporal server", "address", cfg.TemporalAddress)
+		return "http://127.0.0.1:8233 (if it is a dev server)", none, nil
+	}
+	bin, err := TemporalCLI()
+	if err != nil {
+		return "", none, err
+	}
+	host, port, err := net.SplitHostPort(cfg.TemporalAddress)
+	if err != nil {
+		return "", none, fmt.Errorf("TEMPORAL_ADDRESS %q: %w", cfg.TemporalAddress, err)
+	}
+	uiPort := "8233"
+	cmd := exec.Command(bin, "server", "start-dev", "--ip", host, "--port", port, "--ui-port", uiPort,
+		"--db-filename", filepath.Join(cfg.DataDir, "temporal.db"), "--namespace", cfg.TemporalNamespace, "--log-level", "warn")
+	logf, err := os.Create(filepath.Join(cfg.DataDir, "temporal.log"))
+	if err != nil {
+		return "", none, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return "", none, fmt.Errorf("starting the Temporal dev server: %w", err)
+	}
+	stop := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_, _ = cmd.Process.Wait()
+		logf.Close()
+	}
+	for i := 0; i < 120 && !reachable(cfg.TemporalAddress); i++ {
+		select {
+		case <-ctx.Done():
+			stop()
+			return "", none, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	if !reachable(cfg.TemporalAddress) {
+		stop()
+		return "", none, fmt.Errorf("the Temporal dev server did not start; see %s", logf.Name())
+	}
+	log.Info("started the Temporal dev server", "address", cfg.TemporalAddress)
+	return "http://" + net.JoinHostPort(host, uiPort), stop, nil
+}
+
+// TemporalCLI finds the Temporal CLI on PATH or where `go install` puts it.
+func TemporalCLI() (string, error) {
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p, nil
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		home, _ := os.UserHomeDir()
+		gopath = filepath.Join(home, "go")
+	}
+	p := filepath.Join(gopath, "bin", "temporal")
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	return "", errors.New("no Temporal server at TEMPORAL_ADDRESS and no Temporal CLI to start one: " +
+		"go install github.com/temporalio/cli/cmd/temporal@v1.5.1")
+}
+
+func reachable(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 500*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+func redact(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "(unparseable)"
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "redacted")
+		}
+	}
+	return u.String()
+}

@@ -1,0 +1,143 @@
+// Command vts is the visual translation service: its API, its worker, its migrations, its
+// operator commands, a one-machine development mode and a command-line client.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/service"
+)
+
+const usage = `vts: visual translation service
+
+Usage:
+  vts dev                 everything on this machine: database, Temporal, worker and API
+  vts api                 serve the HTTP API
+  vts worker              run the Temporal worker that translates pages
+  vts migrate             apply database migrations
+  vts admin <command>     grant credits, set a plan, show a user (vts admin -h)
+  vts translate [flags] FILE...   upload pages, follow progress, download the ZIP
+
+Configuration is read from the environment; see the README.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := config.FromEnv()
+	if err != nil {
+		fatal(err)
+	}
+	log := newLogger(cfg.LogLevel)
+	slog.SetDefault(log)
+	args := os.Args[2:]
+	switch os.Args[1] {
+	case "dev":
+		err = runDev(ctx, cfg, log, args)
+	case "api":
+		err = runAPI(ctx, cfg, log)
+	case "worker":
+		err = runWorker(ctx, cfg, log)
+	case "migrate":
+		err = runMigrate(ctx, cfg, log)
+	case "admin":
+		err = runAdmin(ctx, cfg, log, args)
+	case "translate":
+		err = runTranslate(ctx, args)
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "vts: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fatal(err)
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "vts:", err)
+	os.Exit(1)
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	svc, err := service.Open(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	if err := svc.Store.Migrate(ctx); err != nil {
+		return err
+	}
+	log.Info("migrations applied")
+	return nil
+}
+
+func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	svc, err := service.Open(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	w := svc.Worker()
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("starting worker: %w", err)
+	}
+	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)
+	<-ctx.Done()
+	w.Stop()
+	return nil
+}
+
+func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	svc, err := service.Open(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	return serveAPI(ctx, svc)
+}
+
+func serveAPI(ctx context.Context, svc *service.Service) error {
+	srv := svc.APIServer()
+	handler := srv.Handler()
+	defer srv.Close()
+	hs := service.HTTPServer(svc.Config.Addr, handler)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.ListenAndServe() }()
+	svc.Log.Info("API listening", "addr", "http://"+svc.Config.Addr)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving HTTP: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+// Package worker registers the workflows and activities on a Temporal worker with the options the
+// service needs.
+package worker
+
+import (
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/workflows"
+)
+
+// Options tunes one worker process.
+type Options struct {
+	TaskQueue string
+	// MaxActivities bounds the activities (mostly page translations) this process runs at once.
+	MaxActivities int
+	// EngineRPS, when positive, limits activity starts on the whole task queue per second, across
+	// all workers: the guard in front of paid engines' rate limits.
+	EngineRPS float64
+}
+
+// New builds a worker with every workflow and activity registered.
+func New(c client.Client, acts *activities.Activities, opts Options) worker.Worker {
+	if opts.TaskQueue == "" {
+		opts.TaskQueue = workflows.TaskQueue
+	}
+	wo := worker.Options{
+		MaxConcurrentActivityExecutionSize: max(opts.MaxActivities, 1),
+		TaskQueueActivitiesPerSecond:       opts.EngineRPS,
+	}
+	w := worker.New(c, opts.TaskQueue, wo)
+	w.RegisterWorkflow(workflows.TranslateJob)
+	w.RegisterWorkflow(workflows.ExpireJob)
+	w.RegisterActivity(acts)
+	return w
+}
