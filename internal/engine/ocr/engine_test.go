@@ -81,13 +81,4 @@ func readBack(t testing.TB, e *Engine, img image.Image) string {
 	return strings.ToLower(strings.Join(words, " "))
 }
 
-func TestTranslateDump(t *testing.T) {
-	e := testEngine(t)
-	for name, p := range map[string]testPage{"bubbles": bubblePage(t), "captions": captionPage(t), "paragraph": paragraphPage(t)} {
-		t.Run(name, func(t *testing.T) {
-			dumpImage(t, "in.png", encode(t, p.img, "png"))
-			resp, out := translatePage(t, e, p.img, "png", "standard", "original")
-			t.Logf("blocks=%d read back: %s", resp.Blocks, readBack(t, e, out))
-		})
-	}
-}
+func decodeForTest(data []byte) (image.Image, imageio.Info, error) { return imageio.Decode(data) }

@@ -88,6 +88,26 @@ func markGlyphs(page *image.RGBA, m *mask, box image.Rectangle) glyphStats {
 	return stats
 }
 
+// minInkContrast is the least difference, in 8-bit levels of the most differing channel,
+// between lettering and its background for a word to count as text.
+const minInkContrast = 60
+
+// localContrast is how far the most distinct pixel inside box stands from the median colour of
+// a ring around it.
+func localContrast(page *image.RGBA, box image.Rectangle) int {
+	pad := max(2, box.Dy()/6)
+	inner := box.Inset(-pad).Intersect(page.Bounds())
+	ring := inner.Inset(-max(2, pad/2)).Intersect(page.Bounds())
+	bg := ringMedian(page, ring, inner)
+	best := 0
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			best = max(best, colorDist(page.RGBAAt(x, y), bg))
+		}
+	}
+	return best
+}
+
 // ringMedian is the per-channel median of the pixels in outer but not in inner.
 func ringMedian(page *image.RGBA, outer, inner image.Rectangle) color.RGBA {
 	var rs, gs, bs []uint8

@@ -123,9 +123,17 @@ func (e *Engine) recognise(ctx context.Context, page *image.RGBA, p planned) ([]
 	}
 	words := cleanWords(all, view.Gray.Bounds().Dy())
 	bounds := page.Bounds()
-	for i := range words {
-		words[i].Box = scaleRect(words[i].Box, 1/view.Scale).Intersect(bounds)
+	kept := words[:0]
+	for _, w := range words {
+		w.Box = scaleRect(w.Box, 1/view.Scale).Intersect(bounds)
+		// Tesseract binarises the whole page at once, so a smooth gradient or soft shading
+		// yields "words" at its threshold edge. Real lettering stands out from its own
+		// surroundings.
+		if localContrast(page, w.Box) >= minInkContrast {
+			kept = append(kept, w)
+		}
 	}
+	words = kept
 	blocks := groupBlocks(groupLines(words))
 	var text strings.Builder
 	for _, b := range blocks {

@@ -2,8 +2,8 @@ package ocr
 
 import (
 	"image"
-	"math"
 	"image/color"
+	"math"
 	"strings"
 	"unicode"
 
