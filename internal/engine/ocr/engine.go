@@ -1,0 +1,233 @@
+// Package ocr is the offline translation engine: Tesseract finds the words, they are grouped
+// into blocks of lettering, a pluggable translator translates each page's blocks in one call,
+// the original glyphs are painted over from their surroundings and the translation is lettered
+// into each block.
+package ocr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/translator"
+)
+
+// Engine implements engine.Engine offline. It is safe for concurrent use.
+type Engine struct {
+	tess  *tesseract
+	fonts *fonts
+	modes map[string]Mode
+	log   *slog.Logger
+	// langs maps installed service language codes to Tesseract data names.
+	langs  map[string]string
+	hasOSD bool
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// New checks that Tesseract, its language data, the fonts and the translators are present, and
+// says which package to install when one is not.
+func New(cfg Config) (*Engine, error) {
+	ctx := context.Background()
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	bin := cfg.TesseractPath
+	if bin == "" {
+		bin = "tesseract"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, fmt.Errorf("tesseract not found (%s): apt-get install tesseract-ocr: %w", bin, err)
+	}
+	conc := cfg.MaxConcurrency
+	if conc <= 0 {
+		conc = runtime.NumCPU()
+	}
+	e := &Engine{
+		tess:  &tesseract{path: path, tessdataDir: cfg.TessdataDir, sem: make(chan struct{}, conc)},
+		log:   log,
+		langs: map[string]string{},
+	}
+	installed, err := e.tess.listLangs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for code, tl := range tessLang {
+		if slices.Contains(installed, tl) {
+			e.langs[code] = tl
+		}
+	}
+	e.hasOSD = slices.Contains(installed, "osd")
+	if len(e.langs) == 0 {
+		return nil, fmt.Errorf("tesseract at %s has no language data the service can use (found %v): apt-get install tesseract-ocr-eng", path, installed)
+	}
+	if e.fonts, err = loadFonts(cfg); err != nil {
+		return nil, err
+	}
+
+	def := cfg.Translator
+	if def == nil {
+		if def, err = translator.NewApertium(ctx, translator.ApertiumConfig{}); err != nil {
+			return nil, err
+		}
+	}
+	adv := cfg.AdvancedTranslator
+	if adv == nil {
+		adv = def
+	}
+	e.modes = map[string]Mode{
+		"fast":     {Translator: def, Effort: EffortFast},
+		"standard": {Translator: def, Effort: EffortStandard},
+		"advanced": {Translator: adv, Effort: EffortBest},
+	}
+	for name, m := range cfg.Modes {
+		if m.Translator == nil {
+			m.Translator = def
+		}
+		e.modes[name] = m
+	}
+	return e, nil
+}
+
+// Supports implements engine.Engine.
+func (e *Engine) Supports(src, dst, mode string) error {
+	_, err := e.plan(src, dst, mode)
+	return err
+}
+
+// plan resolves a request to its mode and the candidate source languages, best first.
+func (e *Engine) plan(src, dst, mode string) (planned, error) {
+	if mode == "" {
+		mode = "standard"
+	}
+	m, ok := e.modes[mode]
+	if !ok {
+		return planned{}, &engine.UnsupportedError{Reason: fmt.Sprintf("mode %q is not offered", mode), Supported: sortedKeys(e.modes)}
+	}
+	if !e.fonts.canWrite(dst) {
+		return planned{}, &engine.UnsupportedError{
+			Reason:    fmt.Sprintf("no font can letter %q (install fonts-noto-cjk)", dst),
+			Supported: e.targets(m.Translator),
+		}
+	}
+	if src == "auto" {
+		var cands []string
+		for code := range e.langs {
+			if code != dst && m.Translator.Supports(code, dst) {
+				cands = append(cands, code)
+			}
+		}
+		if len(cands) == 0 {
+			return planned{}, &engine.UnsupportedError{
+				Reason:    fmt.Sprintf("no installed language can be translated to %q in mode %s", dst, mode),
+				Supported: e.pairs(m.Translator),
+			}
+		}
+		// English first: on a tie in detection, the most common source wins.
+		slices.SortFunc(cands, func(a, b string) int {
+			if a == "en" || b == "en" {
+				return boolCmp(b == "en", a == "en")
+			}
+			return strings.Compare(a, b)
+		})
+		return planned{mode: m, candidates: cands, dst: dst}, nil
+	}
+	if _, ok := e.langs[src]; !ok {
+		return planned{}, &engine.UnsupportedError{
+			Reason:    fmt.Sprintf("cannot read %q text: tesseract-ocr-%s is not installed", src, tessLang[src]),
+			Supported: sortedKeys(e.langs),
+		}
+	}
+	if !m.Translator.Supports(src, dst) {
+		return planned{}, &engine.UnsupportedError{
+			Reason:    fmt.Sprintf("%s cannot translate %s→%s in mode %s", m.Translator.Name(), src, dst, mode),
+			Supported: e.pairs(m.Translator),
+		}
+	}
+	return planned{mode: m, candidates: []string{src}, dst: dst}, nil
+}
+
+type planned struct {
+	mode       Mode
+	candidates []string
+	dst        string
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// pairs lists what a translator can do from languages Tesseract can read.
+func (e *Engine) pairs(t translator.Translator) []string {
+	var out []string
+	if ps := t.Pairs(); ps != nil {
+		for _, p := range ps {
+			if _, ok := e.langs[p.Src]; ok && e.fonts.canWrite(p.Dst) {
+				out = append(out, p.String())
+			}
+		}
+	} else {
+		for src := range e.langs {
+			out = append(out, src+"→*")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (e *Engine) targets(t translator.Translator) []string {
+	seen := map[string]bool{}
+	if ps := t.Pairs(); ps != nil {
+		for _, p := range ps {
+			if e.fonts.canWrite(p.Dst) {
+				seen[p.Dst] = true
+			}
+		}
+	} else {
+		for _, c := range translator.KnownLanguages() {
+			if e.fonts.canWrite(c) {
+				seen[c] = true
+			}
+		}
+	}
+	return sortedKeys(seen)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// translationError sorts a translator failure into what the workflow can act on: wait, give up,
+// or retry.
+func translationError(name string, err error) error {
+	var se *translator.StatusError
+	if errors.As(err, &se) {
+		if se.RetryAfter > 0 {
+			return &engine.RetryAfterError{After: se.RetryAfter, Err: err}
+		}
+		if !se.Temporary() {
+			return engine.Permanent("the translation service refused the page", err)
+		}
+	}
+	return fmt.Errorf("translating with %s: %w", name, err)
+}

@@ -1,0 +1,84 @@
+package ocr
+
+import (
+	"context"
+	"image"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/imageio"
+)
+
+var (
+	sharedOnce sync.Once
+	shared     *Engine
+	sharedErr  error
+)
+
+// testEngine is one engine for the package's tests, with the real Tesseract and Apertium.
+func testEngine(t testing.TB) *Engine {
+	t.Helper()
+	sharedOnce.Do(func() { shared, sharedErr = New(Config{}) })
+	if sharedErr != nil {
+		t.Fatalf("New: %v", sharedErr)
+	}
+	return shared
+}
+
+func encode(t testing.TB, img image.Image, format string) []byte {
+	t.Helper()
+	data, err := imageio.EncodeBytes(img, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func translatePage(t testing.TB, e *Engine, img image.Image, format, mode, resolution string) (*engine.Response, image.Image) {
+	t.Helper()
+	var stages []string
+	resp, err := e.Translate(context.Background(), engine.Request{
+		Image: encode(t, img, format), Format: format, Filename: "page." + format,
+		SourceLang: "en", TargetLang: "es", Mode: mode, Resolution: resolution,
+		Progress: func(s string) { stages = append(stages, s) },
+	})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	dumpImage(t, "out"+imageio.Extension(resp.Format), resp.Image)
+	out, info, err := imageio.Decode(resp.Image)
+	if err != nil {
+		t.Fatalf("decoding output: %v", err)
+	}
+	if info.Format != format || resp.Format != format {
+		t.Errorf("output format %s/%s, want %s", resp.Format, info.Format, format)
+	}
+	if resp.Blocks > 0 && strings.Join(stages, ",") != "ocr,translate,render" {
+		t.Errorf("progress stages %v", stages)
+	}
+	return resp, out
+}
+
+// readBack runs Tesseract on an output page, as a reader would see it.
+func readBack(t testing.TB, e *Engine, img image.Image) string {
+	t.Helper()
+	page := toRGBA(img, img.Bounds().Size())
+	view := prepare(page, EffortFast)
+	var words []string
+	for _, g := range []*image.Gray{view.Gray, inverted(view.Gray)} {
+		ws, err := e.tess.words(context.Background(), g, "spa+eng", 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range ws {
+			if w.Conf > 40 {
+				words = append(words, w.Text)
+			}
+		}
+	}
+	return strings.ToLower(strings.Join(words, " "))
+}
+
+func decodeForTest(data []byte) (image.Image, imageio.Info, error) { return imageio.Decode(data) }

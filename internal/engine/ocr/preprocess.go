@@ -1,0 +1,70 @@
+package ocr
+
+import (
+	"image"
+
+	"golang.org/x/image/draw"
+)
+
+// ocrView is the grayscale image given to Tesseract and how it maps back to the page.
+type ocrView struct {
+	Gray *image.Gray
+	// Scale is OCR pixels per page pixel.
+	Scale float64
+}
+
+// prepare converts the page to grayscale and upscales it when its text is likely too small for
+// Tesseract, which reads best with x-heights of 20 pixels or more.
+func prepare(page *image.RGBA, effort Effort) ocrView {
+	b := page.Bounds()
+	long := max(b.Dx(), b.Dy())
+	scale := 1.0
+	switch {
+	case effort >= EffortBest && long < 3000:
+		scale = 2
+	case long < 1200:
+		scale = 2
+	}
+	gray := image.NewGray(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		src := page.Pix[page.PixOffset(b.Min.X, y):]
+		dst := gray.Pix[gray.PixOffset(b.Min.X, y):]
+		for x := 0; x < b.Dx(); x++ {
+			r, g, bl := int(src[4*x]), int(src[4*x+1]), int(src[4*x+2])
+			dst[x] = uint8((299*r + 587*g + 114*bl) / 1000)
+		}
+	}
+	if scale == 1 {
+		return ocrView{Gray: gray, Scale: 1}
+	}
+	up := image.NewGray(image.Rect(0, 0, int(float64(b.Dx())*scale), int(float64(b.Dy())*scale)))
+	draw.CatmullRom.Scale(up, up.Bounds(), gray, b, draw.Src, nil)
+	return ocrView{Gray: up, Scale: scale}
+}
+
+// inverted returns the negative of g, so that light-on-dark lettering becomes the dark-on-light
+// text Tesseract's recogniser was trained on.
+func inverted(g *image.Gray) *image.Gray {
+	out := image.NewGray(g.Bounds())
+	for i, v := range g.Pix {
+		out.Pix[i] = 255 - v
+	}
+	return out
+}
+
+// mostlyDark reports whether the median pixel of g is dark: the page is light text on a dark
+// background, and a single OCR pass should read the inverted image.
+func mostlyDark(g *image.Gray) bool {
+	var hist [256]int
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	half, n := len(g.Pix)/2, 0
+	for v, c := range hist {
+		n += c
+		if n >= half {
+			return v < 110
+		}
+	}
+	return false
+}

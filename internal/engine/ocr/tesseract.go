@@ -1,0 +1,163 @@
+package ocr
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// tesseract runs the Tesseract CLI. The image travels on stdin as binary PGM, which Leptonica
+// reads without decompression and which needs no temporary file; TSV comes back on stdout.
+type tesseract struct {
+	path        string
+	tessdataDir string
+	// sem bounds concurrent tesseract processes: each takes a core and up to a few hundred MB.
+	sem chan struct{}
+}
+
+// word is one recognised word, in the coordinates of the image given to tesseract.
+type word struct {
+	Box  image.Rectangle
+	Conf float64
+	Text string
+	// Inverted records that the word was read from the inverted image (light text on dark).
+	Inverted bool
+}
+
+func (t *tesseract) baseArgs() []string {
+	if t.tessdataDir != "" {
+		return []string{"--tessdata-dir", t.tessdataDir}
+	}
+	return nil
+}
+
+func (t *tesseract) acquire(ctx context.Context) error {
+	select {
+	case t.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t *tesseract) release() { <-t.sem }
+
+// run feeds img to tesseract with args after "stdin stdout" and returns stdout.
+func (t *tesseract) run(ctx context.Context, img *image.Gray, args ...string) ([]byte, error) {
+	if err := t.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer t.release()
+	all := append(t.baseArgs(), "stdin", "stdout")
+	all = append(all, args...)
+	cmd := exec.CommandContext(ctx, t.path, all...)
+	cmd.Stdin = bytes.NewReader(encodePGM(img))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("running %s %s: %w: %s", t.path, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// words runs recognition with page segmentation mode psm and returns the words of the TSV.
+func (t *tesseract) words(ctx context.Context, img *image.Gray, langs string, psm int) ([]word, error) {
+	out, err := t.run(ctx, img, "-l", langs, "--psm", strconv.Itoa(psm), "--dpi", "300", "tsv")
+	if err != nil {
+		return nil, err
+	}
+	return parseTSV(out)
+}
+
+// parseTSV reads Tesseract's TSV: level page_num block_num par_num line_num word_num left top
+// width height conf text, one row per layout element; level 5 rows are words.
+func parseTSV(data []byte) ([]word, error) {
+	var words []word
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	first := true
+	for sc.Scan() {
+		if first {
+			first = false
+			if strings.HasPrefix(sc.Text(), "level") {
+				continue
+			}
+		}
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) < 12 || f[0] != "5" {
+			continue
+		}
+		var n [4]int
+		for i := range n {
+			v, err := strconv.Atoi(f[6+i])
+			if err != nil {
+				return nil, fmt.Errorf("tesseract TSV: bad box field %q: %w", f[6+i], err)
+			}
+			n[i] = v
+		}
+		conf, err := strconv.ParseFloat(f[10], 64)
+		if err != nil {
+			return nil, fmt.Errorf("tesseract TSV: bad confidence %q: %w", f[10], err)
+		}
+		text := strings.TrimSpace(f[11])
+		if text == "" || conf < 0 {
+			continue
+		}
+		words = append(words, word{Box: image.Rect(n[0], n[1], n[0]+n[2], n[1]+n[3]), Conf: conf, Text: text})
+	}
+	return words, sc.Err()
+}
+
+// script asks orientation and script detection which writing system dominates the page, e.g.
+// "Latin", "Han", "Japanese", "Hangul", "Cyrillic". It needs the osd language data.
+func (t *tesseract) script(ctx context.Context, img *image.Gray) (string, error) {
+	out, err := t.run(ctx, img, "--psm", "0", "--dpi", "300")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "Script:"); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("tesseract OSD named no script")
+}
+
+// listLangs returns the installed language data, e.g. ["eng", "osd", "spa"].
+func (t *tesseract) listLangs(ctx context.Context) ([]string, error) {
+	args := append(t.baseArgs(), "--list-langs")
+	out, err := exec.CommandContext(ctx, t.path, args...).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("running %s --list-langs: %w: %s", t.path, err, strings.TrimSpace(string(out)))
+	}
+	var langs []string
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "List of available") {
+			continue
+		}
+		langs = append(langs, line)
+	}
+	return langs, nil
+}
+
+// encodePGM writes img as binary PGM (P5).
+func encodePGM(img *image.Gray) []byte {
+	b := img.Bounds()
+	header := fmt.Sprintf("P5\n%d %d\n255\n", b.Dx(), b.Dy())
+	buf := make([]byte, 0, len(header)+b.Dx()*b.Dy())
+	buf = append(buf, header...)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		off := img.PixOffset(b.Min.X, y)
+		buf = append(buf, img.Pix[off:off+b.Dx()]...)
+	}
+	return buf
+}

@@ -1,0 +1,304 @@
+package ocr
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/imageio"
+)
+
+// Translate implements engine.Engine.
+func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Response, error) {
+	p, err := e.plan(req.SourceLang, req.TargetLang, req.Mode)
+	if err != nil {
+		return nil, engine.Permanent("this translation is not available", err)
+	}
+	src, info, err := imageio.Decode(req.Image)
+	if err != nil {
+		return nil, engine.Permanent("the image could not be read", err)
+	}
+	size, err := targetSize(src.Bounds(), req.Resolution)
+	if err != nil {
+		return nil, engine.Permanent("the resolution is not offered", err)
+	}
+	format := req.Format
+	if format == "" {
+		format = info.Format
+	}
+	page := toRGBA(src, size)
+	src = nil // the decoded source can be collected while OCR runs
+
+	progress := func(stage string) {
+		if req.Progress != nil {
+			req.Progress(stage)
+		}
+	}
+
+	progress("ocr")
+	blocks, lang, err := e.recognise(ctx, page, p)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	if len(blocks) > 0 && lang != p.dst {
+		progress("translate")
+		texts := make([]string, len(blocks))
+		shout := make([]bool, len(blocks))
+		for i, b := range blocks {
+			texts[i], shout[i] = unshout(b.Text)
+		}
+		out, err := p.mode.Translator.Translate(ctx, lang, p.dst, texts, req.CustomPrompt)
+		if err != nil {
+			return nil, translationError(p.mode.Translator.Name(), err)
+		}
+		for i := range out {
+			if shout[i] {
+				out[i] = strings.ToUpper(out[i])
+			}
+		}
+		progress("render")
+		n = e.render(page, blocks, out, p.dst)
+		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n)
+	}
+	data, err := imageio.EncodeBytes(page, format)
+	if err != nil {
+		return nil, fmt.Errorf("encoding translated page as %s: %w", format, err)
+	}
+	return &engine.Response{Image: data, Format: format, Blocks: n}, nil
+}
+
+// recognise finds the blocks of lettering on the page, in page coordinates, and the language
+// they are in.
+func (e *Engine) recognise(ctx context.Context, page *image.RGBA, p planned) ([]block, string, error) {
+	view := prepare(page, p.mode.Effort)
+	cands := p.candidates
+	if len(cands) > 1 {
+		cands = e.narrowByScript(ctx, view, cands)
+	}
+	tl := make([]string, len(cands))
+	for i, c := range cands {
+		tl[i] = e.langs[c]
+	}
+	langs := strings.Join(tl, "+")
+
+	// Sparse-text segmentation (--psm 11) finds lettering scattered over art; the blocks are
+	// rebuilt from geometry below, so Tesseract's own layout analysis is not needed.
+	type pass struct {
+		img      *image.Gray
+		inverted bool
+	}
+	var passes []pass
+	switch {
+	case p.mode.Effort == EffortFast && mostlyDark(view.Gray):
+		passes = []pass{{inverted(view.Gray), true}}
+	case p.mode.Effort == EffortFast:
+		passes = []pass{{view.Gray, false}}
+	default:
+		passes = []pass{{view.Gray, false}, {inverted(view.Gray), true}}
+	}
+	results := make([][]word, len(passes))
+	errs := make([]error, len(passes))
+	var wg sync.WaitGroup
+	for i, ps := range passes {
+		wg.Go(func() {
+			results[i], errs[i] = e.tess.words(ctx, ps.img, langs, 11)
+			for j := range results[i] {
+				results[i][j].Inverted = ps.inverted
+			}
+		})
+	}
+	wg.Wait()
+	var all []word
+	for i := range passes {
+		if errs[i] != nil {
+			return nil, "", fmt.Errorf("recognising text: %w", errs[i])
+		}
+		all = append(all, results[i]...)
+	}
+	words := cleanWords(all, view.Gray.Bounds().Dy())
+	bounds := page.Bounds()
+	kept := words[:0]
+	for _, w := range words {
+		w.Box = scaleRect(w.Box, 1/view.Scale).Intersect(bounds)
+		// Tesseract binarises the whole page at once, so a smooth gradient or soft shading
+		// yields "words" at its threshold edge. Real lettering stands out from its own
+		// surroundings.
+		if localContrast(page, w.Box) >= minInkContrast {
+			kept = append(kept, w)
+		}
+	}
+	words = kept
+	blocks := groupBlocks(groupLines(words))
+	var text strings.Builder
+	for _, b := range blocks {
+		text.WriteString(b.Text)
+		text.WriteByte('\n')
+	}
+	return blocks, guessLanguage(text.String(), cands), nil
+}
+
+// narrowByScript keeps the candidates written in the script OSD sees, when OSD is installed and
+// the candidates span several scripts; a single script needs no OSD run.
+func (e *Engine) narrowByScript(ctx context.Context, view ocrView, cands []string) []string {
+	scripts := map[string]bool{}
+	for _, c := range cands {
+		scripts[scriptOf(c)] = true
+	}
+	if len(scripts) < 2 || !e.hasOSD {
+		return cands
+	}
+	script, err := e.tess.script(ctx, view.Gray)
+	if err != nil {
+		e.log.DebugContext(ctx, "script detection failed; reading with all candidate languages", "err", err)
+		return cands
+	}
+	var kept []string
+	for _, c := range cands {
+		if scriptOf(c) == script {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == 0 {
+		return cands
+	}
+	return kept
+}
+
+func scaleRect(r image.Rectangle, s float64) image.Rectangle {
+	return image.Rect(int(float64(r.Min.X)*s), int(float64(r.Min.Y)*s), int(float64(r.Max.X)*s+0.999), int(float64(r.Max.Y)*s+0.999))
+}
+
+// unshout turns all-caps lettering into sentence case for the translator, which reads capitals
+// as names and acronyms, and reports that the translation should be capitalised again.
+func unshout(s string) (string, bool) {
+	upper, letters := 0, 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			letters++
+			if unicode.IsUpper(r) {
+				upper++
+			}
+		}
+	}
+	if letters < 4 || upper*10 < letters*8 {
+		return s, false
+	}
+	var sb strings.Builder
+	start := true
+	for _, r := range strings.ToLower(s) {
+		if start && unicode.IsLetter(r) {
+			r = unicode.ToUpper(r)
+			start = false
+		}
+		if r == '.' || r == '!' || r == '?' {
+			start = true
+		}
+		sb.WriteRune(r)
+	}
+	// "i" alone is the English pronoun, which lowercasing broke.
+	out := strings.ReplaceAll(" "+sb.String()+" ", " i ", " I ")
+	out = strings.ReplaceAll(out, " i'", " I'")
+	return strings.TrimSpace(out), true
+}
+
+// render erases the original lettering of the translated blocks and letters the translations.
+func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang string) int {
+	m := newMask(page.Bounds())
+	type style struct {
+		bg, ink color.RGBA
+		hasInk  bool
+	}
+	styles := make([]style, len(blocks))
+	for i, b := range blocks {
+		if i >= len(texts) || strings.TrimSpace(texts[i]) == "" {
+			continue // nothing to put back: keep the original rather than leave a hole
+		}
+		var best glyphStats
+		for _, l := range b.Lines {
+			for _, w := range l.Words {
+				st := markGlyphs(page, m, w.Box)
+				if st.InkPixels > best.InkPixels {
+					best = st
+				}
+			}
+		}
+		styles[i] = style{bg: best.Background, ink: best.Ink, hasInk: best.InkPixels > 0}
+	}
+	fill(page, m)
+
+	n := 0
+	for i, b := range blocks {
+		if i >= len(texts) || strings.TrimSpace(texts[i]) == "" {
+			continue
+		}
+		lh := 0
+		for _, l := range b.Lines {
+			lh = max(lh, lineHeight(l))
+		}
+		area := e.areaFor(page, blocks, i, styles[i].bg, lh)
+		text := texts[i]
+		l := letterer{fnt: e.fonts.forText(lang, text), cjk: isCJK(lang), text: text}
+		// A word box spans about 0.8 em (cap height plus some descenders); the translation may
+		// not grow past the original lettering's size, only shrink to fit.
+		lay := l.fit(area, float64(lh)/0.8*1.1)
+		lay.draw(page, area, inkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
+		n++
+	}
+	return n
+}
+
+// areaFor is the box to letter block i into: the block's own box, grown into the surrounding
+// background (the rest of the bubble) by up to two line heights across and one down where that background is plain,
+// so a longer translation keeps a readable size, then inset by a small margin.
+func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA, lh int) image.Rectangle {
+	box := blocks[i].Box
+	bounds := page.Bounds()
+	plain := func(r image.Rectangle) bool {
+		r = r.Intersect(bounds)
+		if r.Empty() || r != r.Intersect(bounds) {
+			return false
+		}
+		for j, o := range blocks {
+			if j != i && r.Overlaps(o.Box) {
+				return false
+			}
+		}
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if colorDist(page.RGBAAt(x, y), bg) > 40 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	step := max(1, lh/8)
+	limitX, limitY := 2*lh, lh
+	for grown := 0; grown < limitX; grown += step {
+		l := image.Rect(box.Min.X-step, box.Min.Y, box.Min.X, box.Max.Y)
+		r := image.Rect(box.Max.X, box.Min.Y, box.Max.X+step, box.Max.Y)
+		if l.Min.X < bounds.Min.X || r.Max.X > bounds.Max.X || !plain(l) || !plain(r) {
+			break
+		}
+		box.Min.X, box.Max.X = l.Min.X, r.Max.X
+	}
+	for grown := 0; grown < limitY; grown += step {
+		t := image.Rect(box.Min.X, box.Min.Y-step, box.Max.X, box.Min.Y)
+		b := image.Rect(box.Min.X, box.Max.Y, box.Max.X, box.Max.Y+step)
+		if t.Min.Y < bounds.Min.Y || b.Max.Y > bounds.Max.Y || !plain(t) || !plain(b) {
+			break
+		}
+		box.Min.Y, box.Max.Y = t.Min.Y, b.Max.Y
+	}
+	margin := lh / 6
+	if box.Dx() > 4*margin && box.Dy() > 2*margin {
+		box = box.Inset(margin)
+	}
+	return box
+}
