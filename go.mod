@@ -6,6 +6,7 @@ require (
 	github.com/HugoSmits86/nativewebp v0.9.3
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/stripe/stripe-go/v76 v76.25.0
 	golang.org/x/image v0.47.0
 )
 
