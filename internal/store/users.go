@@ -47,7 +47,6 @@ func scanUser(row pgx.Row) (*User, error) {
 	return &u, nil
 }
 
-
 // GetUser reads a user without provisioning it.
 func (s *Store) GetUser(ctx context.Context, id string) (*User, error) {
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
