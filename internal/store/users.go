@@ -99,7 +99,7 @@ func (s *Store) lockUser(ctx context.Context, tx pgx.Tx, id string) (*User, erro
 	}
 	if tag.RowsAffected() == 1 {
 		// A new user: its first allowance.
-		if err := s.resetAllowance(ctx, tx, u, plans.Free.PagesPerMonth, start, end, "allowance_free_month"); err != nil {
+		if err := s.resetAllowance(ctx, tx, u, plans.Free.PagesPerMonth, start, end, allowanceKey(u.ID, start), "allowance_free_month"); err != nil {
 			return nil, err
 		}
 	} else if u.Plan == plans.Free.ID && !now.Before(u.PeriodEnd) {
@@ -121,7 +121,16 @@ func (s *Store) lockUser(ctx context.Context, tx pgx.Tx, id string) (*User, erro
 // ResetAllowance sets u's allowance to credits for the period [start, end), once per period: a
 // ledger row keyed by the user and the period's start. It reports whether it did anything.
 func (s *Store) ResetAllowance(ctx context.Context, tx pgx.Tx, u *User, credits int, start, end time.Time, reason string) (bool, error) {
-	key := fmt.Sprintf("allowance:%s:%s", u.ID, start.UTC().Format(time.RFC3339))
+	return s.ResetAllowanceKeyed(ctx, tx, u, credits, start, end, allowanceKey(u.ID, start), reason)
+}
+
+func allowanceKey(userID string, start time.Time) string {
+	return fmt.Sprintf("allowance:%s:%s", userID, start.UTC().Format(time.RFC3339))
+}
+
+// ResetAllowanceKeyed is ResetAllowance under a caller's key, for grants whose identity is not the
+// user's period start (a paid subscription period, the end of a subscription).
+func (s *Store) ResetAllowanceKeyed(ctx context.Context, tx pgx.Tx, u *User, credits int, start, end time.Time, key, reason string) (bool, error) {
 	var exists bool
 	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_ledger WHERE idempotency_key = $1)`, key).Scan(&exists); err != nil {
 		return false, fmt.Errorf("checking allowance grant: %w", err)
@@ -129,11 +138,10 @@ func (s *Store) ResetAllowance(ctx context.Context, tx pgx.Tx, u *User, credits 
 	if exists {
 		return false, nil
 	}
-	return true, s.resetAllowance(ctx, tx, u, credits, start, end, reason)
+	return true, s.resetAllowance(ctx, tx, u, credits, start, end, key, reason)
 }
 
-func (s *Store) resetAllowance(ctx context.Context, tx pgx.Tx, u *User, credits int, start, end time.Time, reason string) error {
-	key := fmt.Sprintf("allowance:%s:%s", u.ID, start.UTC().Format(time.RFC3339))
+func (s *Store) resetAllowance(ctx context.Context, tx pgx.Tx, u *User, credits int, start, end time.Time, key, reason string) error {
 	delta := int64(credits) - u.AllowanceCredits
 	u.AllowanceCredits = int64(credits)
 	u.PeriodStart, u.PeriodEnd, u.PagesThisPeriod = start, end, 0
