@@ -7,6 +7,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/vtsproject/vts/internal/billing"
 )
 
 const maxJSONBody = 64 << 10
@@ -32,18 +34,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-type checkoutRequest struct {
-	PriceID string `json:"priceId"`
-	Mode    string `json:"mode"`
-	UserID  string `json:"userId"`
-}
-
-var errBillingOff = newError(http.StatusNotImplemented, "billing_not_configured",
-	"payments are not configured on this server (set STRIPE_SECRET_KEY and VTS_STRIPE_PRICES)")
-
 // checkout is POST /api/checkout: a hosted checkout session for a plan or a credit pack.
 func (s *Server) checkout(w http.ResponseWriter, r *http.Request) {
-	var req checkoutRequest
+	var req billing.CheckoutRequest
 	if err := decodeJSON(w, r, &req); err != nil {
 		writeError(w, r, s.Log, err)
 		return
@@ -56,11 +49,7 @@ func (s *Server) checkout(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	if s.Billing == nil {
-		writeError(w, r, s.Log, errBillingOff)
-		return
-	}
-	url, err := s.Billing.CheckoutURL(r.Context(), req.UserID, req.PriceID, req.Mode)
+	url, err := s.Billing.CreateCheckout(r.Context(), req)
 	if err != nil {
 		writeError(w, r, s.Log, err)
 		return
@@ -79,33 +68,19 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	if s.Billing != nil {
-		acct, err := s.Billing.Account(r.Context(), userID)
-		if err != nil {
-			writeError(w, r, s.Log, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, acct)
-		return
-	}
-	u, err := s.Store.EnsureUser(r.Context(), userID)
+	acct, err := s.Billing.Account(r.Context(), userID)
 	if err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"userId": u.ID, "plan": u.Plan, "allowanceCredits": u.AllowanceCredits,
-		"purchasedCredits": u.PurchasedCredits, "periodEnd": u.PeriodEnd, "pagesThisPeriod": u.PagesThisPeriod})
+	writeJSON(w, http.StatusOK, acct)
 }
 
-// stripeWebhook is POST /api/stripe/webhook.
+// stripeWebhook is POST /api/stripe/webhook. The raw body is what the signature covers.
 func (s *Server) stripeWebhook(w http.ResponseWriter, r *http.Request) {
-	if s.Billing == nil {
-		writeError(w, r, s.Log, errBillingOff)
-		return
-	}
-	payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	payload, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 256<<10))
 	if err != nil {
-		writeError(w, r, s.Log, newError(http.StatusRequestEntityTooLarge, "request_too_large", "the webhook body is too large"))
+		writeError(w, r, s.Log, bodyError(err))
 		return
 	}
 	if err := s.Billing.HandleWebhook(r.Context(), payload, r.Header.Get("Stripe-Signature")); err != nil {

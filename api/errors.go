@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+
+	"github.com/vtsproject/vts/internal/billing"
 )
 
 // Error is every non-2xx answer of the API: {"error":{"code":"...","message":"..."}}. It is the
@@ -36,8 +38,18 @@ var (
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var e *Error
 	if !errors.As(err, &e) {
-		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		e = errInternal
+		if be, ok := billing.AsError(err); ok {
+			if be.Status >= 500 {
+				log.WarnContext(r.Context(), "billing failed", "path", r.URL.Path, "err", be)
+			}
+			e = &Error{Status: be.Status, Code: be.Code, Message: be.Message}
+			if be.Status == http.StatusServiceUnavailable {
+				e.RetryAfter = 30
+			}
+		} else {
+			log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			e = errInternal
+		}
 	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
+	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/workflows"
 )
@@ -32,9 +33,9 @@ type Identity interface {
 
 // Billing is what the checkout, account and webhook endpoints need.
 type Billing interface {
-	CheckoutURL(ctx context.Context, userID, priceID, mode string) (string, error)
+	CreateCheckout(ctx context.Context, req billing.CheckoutRequest) (string, error)
 	HandleWebhook(ctx context.Context, payload []byte, signature string) error
-	Account(ctx context.Context, userID string) (any, error)
+	Account(ctx context.Context, userID string) (billing.Account, error)
 }
 
 // Server holds the API's dependencies.
@@ -44,7 +45,7 @@ type Server struct {
 	Bucket      *blob.Bucket
 	Languages   LanguageChecker
 	Identity    Identity
-	Billing     Billing // nil until billing is configured: checkout answers 501
+	Billing     Billing
 	TaskQueue   string
 	Parallelism int
 	Log         *slog.Logger

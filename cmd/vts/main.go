@@ -122,7 +122,10 @@ func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 func serveAPI(ctx context.Context, svc *service.Service) error {
-	srv := svc.APIServer()
+	srv, err := svc.APIServer()
+	if err != nil {
+		return err
+	}
 	handler := srv.Handler()
 	defer srv.Close()
 	hs := service.HTTPServer(svc.Config.Addr, handler)

@@ -28,13 +28,19 @@ type Config struct {
 	WorkerPollers int               // VTS_WORKER_ACTIVITIES: activities one worker runs at once
 	EngineRPS     float64           // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
 
-	// Text translation for the ocr engine.
-	Translator   string // VTS_TRANSLATOR: apertium (default), llm or deepl
-	LLMBaseURL   string // VTS_LLM_URL: an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenAI)
-	LLMModel     string // VTS_LLM_MODEL
-	LLMAPIKey    string // VTS_LLM_API_KEY
-	DeepLAPIKey  string // DEEPL_API_KEY
-	DeepLBaseURL string // DEEPL_API_URL
+	// The ocr engine and its text translation.
+	TesseractPath      string // VTS_TESSERACT: the tesseract binary
+	TessdataDir        string // VTS_TESSDATA_DIR
+	FontPath           string // VTS_FONT: lettering font for non-CJK targets
+	CJKFontPath        string // VTS_CJK_FONT
+	OCRConcurrency     int    // VTS_OCR_CONCURRENCY: tesseract processes at once (default: CPUs)
+	Translator         string // VTS_TRANSLATOR: apertium (default), openai or deepl
+	AdvancedTranslator string // VTS_ADVANCED_TRANSLATOR: for mode advanced (default: openai when VTS_LLM_URL is set)
+	LLMBaseURL         string // VTS_LLM_URL: an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenAI)
+	LLMModel           string // VTS_LLM_MODEL
+	LLMAPIKey          string // VTS_LLM_API_KEY
+	DeepLAPIKey        string // DEEPL_API_KEY
+	DeepLBaseURL       string // DEEPL_API_URL
 
 	// Gemini image models.
 	GeminiAPIKey  string            // GEMINI_API_KEY
@@ -68,25 +74,30 @@ func FromEnv() (Config, error) {
 		return Config{}, fmt.Errorf("resolving VTS_DATA_DIR: %w", err)
 	}
 	c := Config{
-		Addr:              env("VTS_ADDR", "127.0.0.1:8080"),
-		PublicURL:         os.Getenv("VTS_PUBLIC_URL"),
-		DatabaseURL:       os.Getenv("DATABASE_URL"),
-		TemporalAddress:   env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-		TemporalNamespace: env("TEMPORAL_NAMESPACE", "default"),
-		TaskQueue:         env("VTS_TASK_QUEUE", "vts-translate"),
-		BlobURL:           env("VTS_BLOB_URL", "file://"+filepath.ToSlash(filepath.Join(absData, "blobs"))+"?create_dir=true"),
-		DataDir:           absData,
-		Engine:            env("VTS_ENGINE", "ocr"),
-		EngineByMode:      map[string]string{},
-		Translator:        env("VTS_TRANSLATOR", "apertium"),
-		LLMBaseURL:        os.Getenv("VTS_LLM_URL"),
-		LLMModel:          os.Getenv("VTS_LLM_MODEL"),
-		LLMAPIKey:         os.Getenv("VTS_LLM_API_KEY"),
-		DeepLAPIKey:       os.Getenv("DEEPL_API_KEY"),
-		DeepLBaseURL:      env("DEEPL_API_URL", "https://api-free.deepl.com"),
-		GeminiAPIKey:      os.Getenv("GEMINI_API_KEY"),
-		GeminiBaseURL:     os.Getenv("GEMINI_BASE_URL"),
-		GeminiModels:      map[string]string{},
+		Addr:               env("VTS_ADDR", "127.0.0.1:8080"),
+		PublicURL:          os.Getenv("VTS_PUBLIC_URL"),
+		DatabaseURL:        os.Getenv("DATABASE_URL"),
+		TemporalAddress:    env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace:  env("TEMPORAL_NAMESPACE", "default"),
+		TaskQueue:          env("VTS_TASK_QUEUE", "vts-translate"),
+		BlobURL:            env("VTS_BLOB_URL", "file://"+filepath.ToSlash(filepath.Join(absData, "blobs"))+"?create_dir=true"),
+		DataDir:            absData,
+		Engine:             env("VTS_ENGINE", "ocr"),
+		EngineByMode:       map[string]string{},
+		TesseractPath:      os.Getenv("VTS_TESSERACT"),
+		TessdataDir:        os.Getenv("VTS_TESSDATA_DIR"),
+		FontPath:           os.Getenv("VTS_FONT"),
+		CJKFontPath:        os.Getenv("VTS_CJK_FONT"),
+		Translator:         env("VTS_TRANSLATOR", "apertium"),
+		AdvancedTranslator: os.Getenv("VTS_ADVANCED_TRANSLATOR"),
+		LLMBaseURL:         os.Getenv("VTS_LLM_URL"),
+		LLMModel:           os.Getenv("VTS_LLM_MODEL"),
+		LLMAPIKey:          os.Getenv("VTS_LLM_API_KEY"),
+		DeepLAPIKey:        os.Getenv("DEEPL_API_KEY"),
+		DeepLBaseURL:       os.Getenv("DEEPL_API_URL"),
+		GeminiAPIKey:       os.Getenv("GEMINI_API_KEY"),
+		GeminiBaseURL:      os.Getenv("GEMINI_BASE_URL"),
+		GeminiModels:       map[string]string{},
 
 		StripeSecretKey:     os.Getenv("STRIPE_SECRET_KEY"),
 		StripeWebhookSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
@@ -114,6 +125,17 @@ func FromEnv() (Config, error) {
 	}
 	if c.WorkerPollers, err = envInt("VTS_WORKER_ACTIVITIES", 8); err != nil {
 		return Config{}, err
+	}
+	if v := os.Getenv("VTS_OCR_CONCURRENCY"); v != "" {
+		if c.OCRConcurrency, err = envInt("VTS_OCR_CONCURRENCY", 0); err != nil {
+			return Config{}, err
+		}
+	}
+	if c.AdvancedTranslator == "" {
+		c.AdvancedTranslator = c.Translator
+		if c.LLMBaseURL != "" {
+			c.AdvancedTranslator = "openai"
+		}
 	}
 	if v := os.Getenv("VTS_ENGINE_RPS"); v != "" {
 		if c.EngineRPS, err = strconv.ParseFloat(v, 64); err != nil {

@@ -3,13 +3,16 @@ package engines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/ocr"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/plans"
+	"github.com/vtsproject/vts/internal/translator"
 )
 
 // Set maps each mode to its engine.
@@ -60,6 +63,8 @@ func New(ctx context.Context, cfg config.Config, log interface{ Warn(string, ...
 
 func build(ctx context.Context, name string, cfg config.Config) (engine.Engine, error) {
 	switch name {
+	case "ocr":
+		return buildOCR(ctx, cfg)
 	case "test":
 		return &testengine.Engine{Latency: cfg.TestEngineLatency}, nil
 	}
@@ -68,9 +73,41 @@ func build(ctx context.Context, name string, cfg config.Config) (engine.Engine, 
 
 // Known lists the engine names VTS_ENGINE accepts.
 func Known() []string {
-	k := []string{"test"}
+	k := []string{"ocr", "test"}
 	sort.Strings(k)
 	return k
+}
+
+func buildOCR(ctx context.Context, cfg config.Config) (engine.Engine, error) {
+	tr, err := buildTranslator(ctx, cfg.Translator, cfg)
+	if err != nil {
+		return nil, err
+	}
+	adv := tr
+	if cfg.AdvancedTranslator != cfg.Translator {
+		if adv, err = buildTranslator(ctx, cfg.AdvancedTranslator, cfg); err != nil {
+			return nil, fmt.Errorf("advanced translator: %w", err)
+		}
+	}
+	return ocr.New(ocr.Config{
+		TesseractPath: cfg.TesseractPath, TessdataDir: cfg.TessdataDir, FontPath: cfg.FontPath,
+		CJKFontPath: cfg.CJKFontPath, Translator: tr, AdvancedTranslator: adv, MaxConcurrency: cfg.OCRConcurrency,
+	})
+}
+
+func buildTranslator(ctx context.Context, name string, cfg config.Config) (translator.Translator, error) {
+	switch name {
+	case "apertium", "":
+		return translator.NewApertium(ctx, translator.ApertiumConfig{})
+	case "openai", "llm":
+		if cfg.LLMBaseURL == "" {
+			return nil, errors.New("the openai translator needs VTS_LLM_URL (an OpenAI-compatible server such as Ollama)")
+		}
+		return translator.NewOpenAI(translator.OpenAIConfig{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey})
+	case "deepl":
+		return translator.NewDeepL(translator.DeepLConfig{BaseURL: cfg.DeepLBaseURL, APIKey: cfg.DeepLAPIKey})
+	}
+	return nil, fmt.Errorf("unknown translator %q (known: apertium, openai, deepl)", name)
 }
 
 // For returns the engine serving mode.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/api"
+	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/engines"
@@ -93,11 +94,15 @@ func (s *Service) Worker() sdkworker.Worker {
 }
 
 // APIServer builds the API.
-func (s *Service) APIServer() *api.Server {
-	return &api.Server{
-		Store: s.Store, Temporal: s.Temporal, Bucket: s.Bucket, Languages: s.Engines,
-		TaskQueue: s.Config.TaskQueue, Parallelism: s.Config.PageParallel, Log: s.Log,
+func (s *Service) APIServer() (*api.Server, error) {
+	bill, err := billing.FromConfig(s.Store, s.Config, s.Log)
+	if err != nil {
+		return nil, err
 	}
+	return &api.Server{
+		Store: s.Store, Temporal: s.Temporal, Bucket: s.Bucket, Languages: s.Engines, Billing: bill,
+		TaskQueue: s.Config.TaskQueue, Parallelism: s.Config.PageParallel, Log: s.Log,
+	}, nil
 }
 
 // HTTPServer wraps handler with the timeouts that keep slow clients from holding connections:
