@@ -91,6 +91,9 @@ func (s *Server) Handler() http.Handler {
 	return r
 }
 
+// Hub is the SSE hub, for tests and metrics.
+func (s *Server) Hub() *Hub { return s.hub }
+
 // Close stops the SSE pollers.
 func (s *Server) Close() {
 	if s.hub != nil {

@@ -93,7 +93,13 @@ func reservationError(res *activities.ReserveResult) *Error {
 	return errUnavailable
 }
 
+// reserveTimeout bounds how long an upload waits for its reservation: with no worker running,
+// the client gets a 503 rather than a hung request.
+const reserveTimeout = 30 * time.Second
+
 func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
+	defer cancel()
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID:                       workflows.JobWorkflowID(in.JobID),
 		TaskQueue:                s.TaskQueue,

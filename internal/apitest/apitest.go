@@ -1,0 +1,339 @@
+// Package apitest runs the whole service for tests: the API on an httptest server, a worker, a
+// fresh PostgreSQL database, a bucket, and one Temporal dev server per test binary (the real
+// one, started from the Temporal CLI).
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/textproto"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+	"gocloud.dev/blob"
+
+	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/api"
+	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/engines"
+	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/worker"
+)
+
+var devServer *testsuite.DevServer
+
+// Main starts the Temporal dev server around a test binary's tests. Call it from TestMain.
+func Main(m *testing.M) {
+	path, err := temporalCLI()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	dir, _ := os.MkdirTemp("", "vts-temporal-")
+	devServer, err = testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
+		ExistingPath: path,
+		LogLevel:     "error",
+		DBFilename:   filepath.Join(dir, "temporal.db"),
+		ClientOptions: &client.Options{
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the Temporal dev server:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = devServer.Stop()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func temporalCLI() (string, error) {
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p, nil
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		home, _ := os.UserHomeDir()
+		gopath = filepath.Join(home, "go")
+	}
+	p := filepath.Join(gopath, "bin", "temporal")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("these tests need the Temporal CLI: go install github.com/temporalio/cli/cmd/temporal@v1.5.1")
+	}
+	return p, nil
+}
+
+// Options tunes an Env.
+type Options struct {
+	// Engine translates pages; a fresh test engine when nil.
+	Engine engine.Engine
+	// Parallelism of pages within a job (default 2).
+	Parallelism int
+	// Billing, when set, replaces the default unconfigured billing service.
+	Billing api.Billing
+	// Identity, when set, replaces trusting the body's userId.
+	Identity api.Identity
+	// Wrap, when set, wraps the API handler (middleware under test).
+	Wrap func(http.Handler) http.Handler
+	// NoWorker leaves jobs unprocessed, for tests of what happens before translation.
+	NoWorker bool
+}
+
+// Env is a running service.
+type Env struct {
+	T        testing.TB
+	URL      string
+	Store    *store.Store
+	Bucket   *blob.Bucket
+	Temporal client.Client
+	Server   *api.Server
+	Engine   engine.Engine
+	Queue    string
+}
+
+// Start brings a service up for one test and tears it down at cleanup.
+func Start(t testing.TB, opts Options) *Env {
+	t.Helper()
+	if devServer == nil {
+		t.Fatal("apitest.Main was not called from TestMain")
+	}
+	ctx := context.Background()
+	st := pgtest.NewStore(t)
+	bucket, err := blobstore.Open(ctx, "file://"+filepath.ToSlash(t.TempDir())+"?create_dir=true&no_tmp_dir=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bucket.Close() })
+	c, err := client.Dial(client.Options{HostPort: devServer.FrontendHostPort(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	eng := opts.Engine
+	if eng == nil {
+		eng = &testengine.Engine{}
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("VTS_TEST_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	queue := "test-" + uuid.NewString()
+	set := engines.Static(eng)
+	if !opts.NoWorker {
+		w := worker.New(c, &activities.Activities{Store: st, Bucket: bucket, Engines: set, Log: log},
+			worker.Options{TaskQueue: queue, MaxActivities: 8})
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(w.Stop)
+	}
+	bill := opts.Billing
+	if bill == nil {
+		b, err := billing.New(billing.Options{Store: st, Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bill = b
+	}
+	srv := &api.Server{Store: st, Temporal: c, Bucket: bucket, Languages: set, Billing: bill, Identity: opts.Identity,
+		TaskQueue: queue, Parallelism: max(opts.Parallelism, 2), Log: log}
+	var h http.Handler = srv.Handler()
+	if opts.Wrap != nil {
+		h = opts.Wrap(h)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		srv.Close()
+	})
+	return &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Engine: eng, Queue: queue}
+}
+
+// File is one part of an upload.
+type File struct {
+	Field string // "images" when empty
+	Name  string
+	Data  []byte
+	Type  string // the part's Content-Type; image/png when empty
+}
+
+// Form builds a multipart body: fields first (in the order given), then files.
+func Form(fields [][2]string, files ...File) (*bytes.Buffer, string) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		_ = mw.WriteField(f[0], f[1])
+	}
+	for _, f := range files {
+		field := f.Field
+		if field == "" {
+			field = "images"
+		}
+		typ := f.Type
+		if typ == "" {
+			typ = "image/png"
+		}
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, field, escapeQuotes(f.Name)))
+		h.Set("Content-Type", typ)
+		w, _ := mw.CreatePart(h)
+		_, _ = w.Write(f.Data)
+	}
+	_ = mw.Close()
+	return &buf, mw.FormDataContentType()
+}
+
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"")
+
+func escapeQuotes(s string) string { return quoteEscaper.Replace(s) }
+
+// Response is a finished HTTP exchange.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decoding %s: %v", r.Body, err)
+	}
+}
+
+// ErrorCode is the code of a JSON error body, or "" when the body is not one.
+func (r *Response) ErrorCode() string {
+	var e struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(r.Body, &e) != nil || e.Error.Message == "" {
+		return ""
+	}
+	return e.Error.Code
+}
+
+// Do sends a request to the service.
+func (e *Env) Do(method, path string, body io.Reader, header http.Header) *Response {
+	e.T.Helper()
+	req, err := http.NewRequest(method, e.URL+path, body)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// Upload posts a translate form.
+func (e *Env) Upload(fields [][2]string, files ...File) *Response {
+	e.T.Helper()
+	body, ct := Form(fields, files...)
+	return e.Do(http.MethodPost, "/api/translate", body, http.Header{"Content-Type": {ct}})
+}
+
+// PNG draws a small page of w×h pixels with a pattern, so that each page differs by seed.
+func PNG(t testing.TB, w, h int, seed byte) []byte {
+	return Image(t, w, h, seed, imageio.PNG)
+}
+
+// Image draws a small page in format.
+func Image(t testing.TB, w, h int, seed byte, format string) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.RGBA{uint8(x*3) + seed, uint8(y * 5), seed * 7, 255})
+		}
+	}
+	data, err := imageio.EncodeBytes(img, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// NoisePNG is a valid PNG of random pixels, which barely compresses: about 4·w·h bytes.
+func NoisePNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	state := uint32(2463534242)
+	for i := range img.Pix {
+		state ^= state << 13
+		state ^= state >> 17
+		state ^= state << 5
+		img.Pix[i] = byte(state)
+	}
+	data, err := imageio.EncodeBytes(img, imageio.PNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// Blobs counts the blobs of a job, or of every job when jobID is "".
+func (e *Env) Blobs(jobID string) int {
+	e.T.Helper()
+	prefix := "jobs/"
+	if jobID != "" {
+		prefix = blobstore.JobPrefix(jobID)
+	}
+	n, err := blobstore.Count(context.Background(), e.Bucket, prefix)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return n
+}
+
+// Balance returns a user's allowance and purchased credits and checks they equal the ledger.
+func (e *Env) Balance(userID string) (allowance, purchased int64) {
+	e.T.Helper()
+	u, err := e.Store.GetUser(context.Background(), userID)
+	if err != nil {
+		e.T.Fatalf("reading user %s: %v", userID, err)
+	}
+	a, p, d, err := e.Store.LedgerSums(context.Background(), userID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
+		e.T.Fatalf("balances %d/%d/%d differ from the ledger %d/%d/%d", u.AllowanceCredits, u.PurchasedCredits, u.DebtCredits, a, p, d)
+	}
+	return u.AllowanceCredits, u.PurchasedCredits
+}
