@@ -110,14 +110,19 @@ func edgeColour(img image.Image, vertical bool) color.Color {
 	n := len(samples)
 	mean := color.RGBA{R: uint8(sum[0] / n), G: uint8(sum[1] / n), B: uint8(sum[2] / n), A: 0xff}
 	const tolerance = 24
+	var inSum [3]int
 	near := 0
 	for _, s := range samples {
 		if absDiff(s.R, mean.R) <= tolerance && absDiff(s.G, mean.G) <= tolerance && absDiff(s.B, mean.B) <= tolerance {
 			near++
+			inSum[0] += int(s.R)
+			inSum[1] += int(s.G)
+			inSum[2] += int(s.B)
 		}
 	}
 	if near*100 >= n*95 {
-		return mean
+		// The paper's own colour, without the specks of ink that touch the edge.
+		return color.RGBA{R: uint8(inSum[0] / near), G: uint8(inSum[1] / near), B: uint8(inSum[2] / near), A: 0xff}
 	}
 	return color.White
 }
