@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genai"
@@ -88,8 +89,9 @@ func redacted(key string) string {
 
 // Engine translates pages with Gemini image models. It is safe for concurrent use.
 type Engine struct {
-	client *genai.Client
-	models map[string]string
+	client        *genai.Client
+	models        map[string]string
+	progressEvery time.Duration
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -140,7 +142,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		// redacted message leaves this function, and the original is not wrapped.
 		return nil, fmt.Errorf("gemini: create client: %s", strings.ReplaceAll(err.Error(), cfg.APIKey, "[redacted]"))
 	}
-	return &Engine{client: client, models: models}, nil
+	return &Engine{client: client, models: models, progressEvery: progressEvery}, nil
 }
 
 // Modes returns the modes that have a model, sorted.
@@ -231,7 +233,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		ImageConfig:        imgCfg,
 	}
 
-	progress(req, "waiting for "+model)
+	progress(req, "sending page to "+model)
 	resp, err := e.generate(ctx, req, model, contents, genCfg)
 	if err != nil {
 		return nil, classify(ctx, model, err)
@@ -263,19 +265,22 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 func (e *Engine) generate(ctx context.Context, req engine.Request, model string, contents []*genai.Content, cfg *genai.GenerateContentConfig) (*genai.GenerateContentResponse, error) {
 	if req.Progress != nil {
 		done := make(chan struct{})
+		var wg sync.WaitGroup
+		// Joined before returning, so Progress is never called concurrently with itself.
+		defer wg.Wait()
 		defer close(done)
-		go func() {
-			t := time.NewTicker(progressEvery)
+		wg.Go(func() {
+			t := time.NewTicker(e.progressEvery)
 			defer t.Stop()
 			for {
 				select {
 				case <-done:
 					return
 				case <-t.C:
-					req.Progress("waiting for " + model)
+					progress(req, "waiting for "+model)
 				}
 			}
-		}()
+		})
 	}
 	return e.client.Models.GenerateContent(ctx, model, contents, cfg)
 }

@@ -211,6 +211,7 @@ func TestTranslateResolution(t *testing.T) {
 			e := newEngine(t, f, nil)
 			req := request(t, testPage(tc.w, tc.h), imageio.JPEG)
 			req.Mode, req.Resolution = tc.mode, tc.resolution
+			req.SourceLang = Auto
 			resp, err := e.Translate(context.Background(), req)
 			if err != nil {
 				t.Fatalf("Translate: %v", err)
@@ -218,6 +219,9 @@ func TestTranslateResolution(t *testing.T) {
 			c := f.calls()[0]
 			if want, _ := e.Model(tc.mode); c.Model != want {
 				t.Errorf("model %q, want %q", c.Model, want)
+			}
+			if p := c.text(); !strings.Contains(p, "Detect the source language") || !strings.Contains(p, "into German") {
+				t.Errorf("prompt for auto source:\n%s", p)
 			}
 			if got := c.Body.GenerationConfig.ImageConfig.ImageSize; got != tc.wantSize {
 				t.Errorf("imageSize %q, want %q", got, tc.wantSize)
@@ -497,6 +501,27 @@ func TestTranslateHonoursCancellation(t *testing.T) {
 	}
 	if engine.IsPermanent(err) {
 		t.Error("a cancelled call must not be permanent")
+	}
+}
+
+func TestProgressWhileWaiting(t *testing.T) {
+	f := newFake(t)
+	ticked := make(chan struct{})
+	var once sync.Once
+	f.setReply(func(w http.ResponseWriter, call wireCall) {
+		<-ticked // answer only once the engine has reported that it is still waiting
+		translateReply(w, call)
+	})
+	e := newEngine(t, f, nil)
+	e.progressEvery = time.Millisecond
+	req := request(t, testPage(100, 100), imageio.PNG)
+	req.Progress = func(stage string) {
+		if strings.HasPrefix(stage, "gemini: waiting for "+DefaultStandardModel) {
+			once.Do(func() { close(ticked) })
+		}
+	}
+	if _, err := e.Translate(context.Background(), req); err != nil {
+		t.Fatal(err)
 	}
 }
 
