@@ -74,7 +74,9 @@ func (s *Server) Handler() http.Handler {
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, newError(http.StatusMethodNotAllowed, "method_not_allowed", "this endpoint does not take "+r.Method))
 	})
-	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, map[string]string{"status": "ok"}) })
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
 	r.Get("/readyz", s.ready)
 	r.Route("/api", func(r chi.Router) {
 		r.Post("/translate", s.translate)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/gemini"
 	"github.com/vtsproject/vts/internal/engine/ocr"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/plans"
@@ -65,6 +66,11 @@ func build(ctx context.Context, name string, cfg config.Config) (engine.Engine, 
 	switch name {
 	case "ocr":
 		return buildOCR(ctx, cfg)
+	case "gemini":
+		if cfg.GeminiAPIKey == "" {
+			return nil, errors.New("the gemini engine needs GEMINI_API_KEY")
+		}
+		return gemini.New(ctx, gemini.Config{APIKey: cfg.GeminiAPIKey, BaseURL: cfg.GeminiBaseURL, Models: cfg.GeminiModels})
 	case "test":
 		return &testengine.Engine{Latency: cfg.TestEngineLatency}, nil
 	}
@@ -73,7 +79,7 @@ func build(ctx context.Context, name string, cfg config.Config) (engine.Engine, 
 
 // Known lists the engine names VTS_ENGINE accepts.
 func Known() []string {
-	k := []string{"ocr", "test"}
+	k := []string{"gemini", "ocr", "test"}
 	sort.Strings(k)
 	return k
 }
