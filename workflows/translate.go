@@ -147,6 +147,7 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 	wg := workflow.NewWaitGroup(ctx)
 	j.outputs = make([]string, len(j.in.Pages))
 	failed := make([]string, len(j.in.Pages))
+	inFlight := map[int]bool{}
 	translated := 0
 	for i, p := range j.in.Pages {
 		if err := sem.Acquire(ctx, 1); err != nil {
@@ -156,7 +157,12 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 		workflow.Go(ctx, func(gctx workflow.Context) {
 			defer wg.Done()
 			defer sem.Release(1)
-			j.state.CurrentFile = p.SourceFilename
+			inFlight[i] = true
+			j.state.CurrentFile = j.currentFile(inFlight)
+			defer func() {
+				delete(inFlight, i)
+				j.state.CurrentFile = j.currentFile(inFlight)
+			}()
 			var res activities.TranslatePageResult
 			err := workflow.ExecuteActivity(pctx, a.TranslatePage, activities.TranslatePageInput{
 				JobID: j.in.JobID, InputKey: p.InputKey, OutputName: p.OutputName, SourceFilename: p.SourceFilename,
@@ -181,6 +187,17 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 		}
 	}
 	return translated
+}
+
+// currentFile names the earliest page still being translated: with several pages in flight, the
+// one a reader waits for next.
+func (j *translateJob) currentFile(inFlight map[int]bool) string {
+	for i := range j.in.Pages {
+		if inFlight[i] {
+			return j.in.Pages[i].SourceFilename
+		}
+	}
+	return ""
 }
 
 func (j *translateJob) results() []store.PageResult {

@@ -13,18 +13,21 @@ import (
 	"io"
 	"log/slog"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/testsuite"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/activities"
@@ -40,9 +43,12 @@ import (
 	"github.com/vtsproject/vts/worker"
 )
 
-var devServer *testsuite.DevServer
+// devServer is the frontend address of this test binary's Temporal dev server.
+var devServer string
 
-// Main starts the Temporal dev server around a test binary's tests. Call it from TestMain.
+// Main starts the Temporal dev server around a test binary's tests. Call it from TestMain. The
+// server is the CLI's, started with a parent-death signal so that a test binary that panics or
+// times out cannot leave it running.
 func Main(m *testing.M) {
 	path, err := temporalCLI()
 	if err != nil {
@@ -50,22 +56,61 @@ func Main(m *testing.M) {
 		os.Exit(1)
 	}
 	dir, _ := os.MkdirTemp("", "vts-temporal-")
-	devServer, err = testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: path,
-		LogLevel:     "error",
-		DBFilename:   filepath.Join(dir, "temporal.db"),
-		ClientOptions: &client.Options{
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		},
-	})
+	port, err := freePort()
 	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	devServer = fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(path, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error",
+		"--dynamic-config-value", "frontend.enableServerVersionCheck=false")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	logFile, _ := os.Create(filepath.Join(dir, "server.log"))
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "starting the Temporal dev server:", err)
 		os.Exit(1)
 	}
+	if err := waitForTemporal(devServer); err != nil {
+		_ = cmd.Process.Kill()
+		log, _ := os.ReadFile(logFile.Name())
+		fmt.Fprintf(os.Stderr, "the Temporal dev server did not come up: %v\n%s", err, log)
+		os.Exit(1)
+	}
 	code := m.Run()
-	_ = devServer.Stop()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_, _ = cmd.Process.Wait()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitForTemporal waits until the server answers a health check: a bounded number of tries, as
+// the server takes a few seconds to start.
+func waitForTemporal(addr string) error {
+	var err error
+	for i := 0; i < 240; i++ {
+		var c client.Client
+		c, err = client.Dial(client.Options{HostPort: addr, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err == nil {
+			_, err = c.CheckHealth(context.Background(), &client.CheckHealthRequest{})
+			c.Close()
+			if err == nil {
+				return nil
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return err
 }
 
 func temporalCLI() (string, error) {
@@ -115,7 +160,7 @@ type Env struct {
 // Start brings a service up for one test and tears it down at cleanup.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	if devServer == nil {
+	if devServer == "" {
 		t.Fatal("apitest.Main was not called from TestMain")
 	}
 	ctx := context.Background()
@@ -125,7 +170,7 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bucket.Close() })
-	c, err := client.Dial(client.Options{HostPort: devServer.FrontendHostPort(),
+	c, err := client.Dial(client.Options{HostPort: devServer,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
