@@ -135,8 +135,8 @@ type Options struct {
 	Engine engine.Engine
 	// Parallelism of pages within a job (default 2).
 	Parallelism int
-	// Billing, when set, replaces the default unconfigured billing service.
-	Billing api.Billing
+	// Billing, when set, configures the billing service; Start fills in the store and logger.
+	Billing *billing.Options
 	// Identity, when set, replaces trusting the body's userId.
 	Identity api.Identity
 	// Wrap, when set, wraps the API handler (middleware under test).
@@ -194,13 +194,14 @@ func Start(t testing.TB, opts Options) *Env {
 		}
 		t.Cleanup(w.Stop)
 	}
-	bill := opts.Billing
-	if bill == nil {
-		b, err := billing.New(billing.Options{Store: st, Logger: log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bill = b
+	bo := billing.Options{}
+	if opts.Billing != nil {
+		bo = *opts.Billing
+	}
+	bo.Store, bo.Logger = st, log
+	bill, err := billing.New(bo)
+	if err != nil {
+		t.Fatal(err)
 	}
 	srv := &api.Server{Store: st, Temporal: c, Bucket: bucket, Languages: set, Billing: bill, Identity: opts.Identity,
 		TaskQueue: queue, Parallelism: max(opts.Parallelism, 2), Log: log}

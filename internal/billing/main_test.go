@@ -4,17 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,13 +22,13 @@ import (
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/stripetest"
 )
 
 const (
 	testSecretKey     = "sk_test_vtsbillingsecret0123456789"
 	testWebhookSecret = "whsec_vtstestsecret"
 	testPrices        = "price_starter=plan:starter,price_standard=plan:standard,price_pro=plan:pro,price_pack100=credits:100,price_pack500=credits:500"
-	installStripeMock = "go install github.com/stripe/stripe-mock@v0.203.0"
 )
 
 // stripeMockURL is the stripe-mock TestMain started, or stripeMockErr says why there is none.
@@ -42,59 +38,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	cmd, err := startStripeMock()
-	stripeMockErr = err
+	var stop func()
+	stripeMockURL, stop, stripeMockErr = stripetest.Start()
 	code := m.Run()
-	if cmd != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+	if stop != nil {
+		stop()
 	}
 	os.Exit(code)
-}
-
-func findStripeMock() (string, error) {
-	if p, err := exec.LookPath("stripe-mock"); err == nil {
-		return p, nil
-	}
-	gopath, err := exec.Command("go", "env", "GOPATH").Output()
-	if err == nil {
-		p := filepath.Join(strings.TrimSpace(string(gopath)), "bin", "stripe-mock")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("stripe-mock is not installed; install it with `%s`", installStripeMock)
-}
-
-func startStripeMock() (*exec.Cmd, error) {
-	bin, err := findStripeMock()
-	if err != nil {
-		return nil, err
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "-http-port", fmt.Sprint(port))
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting stripe-mock: %w", err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	// Wait until it accepts connections; it needs a moment to load its OpenAPI fixtures.
-	for range 600 {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			stripeMockURL = "http://" + addr
-			return cmd, nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	return nil, errors.New("stripe-mock did not start listening")
 }
 
 func needStripeMock(t *testing.T) {
