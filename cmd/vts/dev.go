@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -122,11 +124,25 @@ func findPostgresBin() (string, error) {
 	return filepath.Dir(matches[len(matches)-1]), nil
 }
 
-// privateCluster runs a PostgreSQL of our own under data/pg on port 55432. PostgreSQL refuses to
-// run as root, so as root it runs as the postgres user.
+// rootClusters is where a root-run vts dev keeps its private clusters: PostgreSQL refuses to
+// run as root, and the postgres user it runs as instead cannot enter root's private folders.
+var rootClusters = "/var/lib/vts-dev"
+
+// clusterDir is where the private cluster for dataDir lives.
+func clusterDir(dataDir string) string {
+	if os.Geteuid() != 0 {
+		return filepath.Join(dataDir, "pg")
+	}
+	sum := sha256.Sum256([]byte(dataDir))
+	return filepath.Join(rootClusters, hex.EncodeToString(sum[:6]))
+}
+
+// privateCluster runs a PostgreSQL of our own on a port derived from its folder (so two data
+// folders do not collide): under data/pg, or as root under /var/lib/vts-dev, run as postgres.
 func privateCluster(ctx context.Context, cfg config.Config, bin string, log *slog.Logger) (string, func(), error) {
-	dir := filepath.Join(cfg.DataDir, "pg")
-	const port = 55432
+	dir := clusterDir(cfg.DataDir)
+	sum := sha256.Sum256([]byte(dir))
+	port := 55432 + int(sum[0])%100
 	asUser := func(name string, args ...string) *exec.Cmd {
 		if os.Geteuid() == 0 {
 			return exec.CommandContext(ctx, "runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
@@ -134,6 +150,9 @@ func privateCluster(ctx context.Context, cfg config.Config, bin string, log *slo
 		return exec.CommandContext(ctx, filepath.Join(bin, name), args...)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "PG_VERSION")); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return "", nil, err
+		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return "", nil, err
 		}
