@@ -41,6 +41,7 @@ import (
 	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/worker"
+	sdkworker "go.temporal.io/sdk/worker"
 )
 
 // devServer is the frontend address of this test binary's Temporal dev server.
@@ -155,6 +156,9 @@ type Env struct {
 	Server   *api.Server
 	Engine   engine.Engine
 	Queue    string
+
+	log    *slog.Logger
+	worker sdkworker.Worker
 }
 
 // Start brings a service up for one test and tears it down at cleanup.
@@ -186,14 +190,6 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	queue := "test-" + uuid.NewString()
 	set := engines.Static(eng)
-	if !opts.NoWorker {
-		w := worker.New(c, &activities.Activities{Store: st, Bucket: bucket, Engines: set, Log: log},
-			worker.Options{TaskQueue: queue, MaxActivities: 8})
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Stop)
-	}
 	bo := billing.Options{}
 	if opts.Billing != nil {
 		bo = *opts.Billing
@@ -215,7 +211,31 @@ func Start(t testing.TB, opts Options) *Env {
 		hs.Close()
 		srv.Close()
 	})
-	return &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Engine: eng, Queue: queue}
+	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Engine: eng, Queue: queue, log: log}
+	if !opts.NoWorker {
+		env.StartWorker(eng)
+	}
+	t.Cleanup(env.StopWorker)
+	return env
+}
+
+// StartWorker starts a worker process's worth of translation on the env's task queue.
+func (e *Env) StartWorker(eng engine.Engine) {
+	e.T.Helper()
+	w := worker.New(e.Temporal, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Engines: engines.Static(eng), Log: e.log},
+		worker.Options{TaskQueue: e.Queue, MaxActivities: 8})
+	if err := w.Start(); err != nil {
+		e.T.Fatal(err)
+	}
+	e.worker = w
+}
+
+// StopWorker stops the running worker, as a crash or a deploy would.
+func (e *Env) StopWorker() {
+	if e.worker != nil {
+		e.worker.Stop()
+		e.worker = nil
+	}
 }
 
 // File is one part of an upload.
