@@ -104,6 +104,10 @@ func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (
 		ID:                       workflows.JobWorkflowID(in.JobID),
 		TaskQueue:                s.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		// What an operator sees in the Temporal UI's list, without opening the workflow.
+		StaticSummary: fmt.Sprintf("%d page(s) %s→%s, %s, %s, user %s", len(in.Pages), in.SourceLang, in.TargetLang,
+			in.Mode, in.Resolution, in.UserID),
+		Memo: map[string]any{"userId": in.UserID, "pages": len(in.Pages), "mode": in.Mode},
 	}, workflows.TranslateJob, in)
 	handle, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,

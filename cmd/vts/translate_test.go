@@ -1,0 +1,62 @@
+package main
+
+import (
+	"archive/zip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vtsproject/vts/internal/apitest"
+	"github.com/vtsproject/vts/internal/engine/testengine"
+)
+
+func TestMain(m *testing.M) { apitest.Main(m) }
+
+// The command-line client uploads, follows the progress stream and saves the ZIP.
+func TestTranslateCommand(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{})
+	dir := t.TempDir()
+	var pages []string
+	for i, name := range []string{"one.png", "two.png"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, apitest.PNG(t, 30, 20, byte(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, p)
+	}
+	out := filepath.Join(dir, "out.zip")
+	args := append([]string{"-server", env.URL, "-user", "cli-user", "-to", "es", "-mode", "fast", "-o", out}, pages...)
+	if err := runTranslate(context.Background(), args); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.OpenReader(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, ",") != "one.png,two.png" {
+		t.Fatalf("zip holds %v", names)
+	}
+	if al, _ := env.Balance("cli-user"); al != 9 { // 2 pages × 0.5
+		t.Fatalf("allowance = %d, want 9", al)
+	}
+}
+
+// A refused upload surfaces the API's message, not a generic failure.
+func TestTranslateCommandShowsAPIErrors(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{}})
+	p := filepath.Join(t.TempDir(), "notes.png")
+	if err := os.WriteFile(p, []byte("just text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runTranslate(context.Background(), []string{"-server", env.URL, "-user", "u", p})
+	if err == nil || !strings.Contains(err.Error(), "unsupported_media_type") || !strings.Contains(err.Error(), "415") {
+		t.Fatalf("err = %v", err)
+	}
+}
