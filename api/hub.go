@@ -116,7 +116,7 @@ func (h *Hub) poll(jobID string, f *feed) {
 		cancel()
 		switch {
 		case errors.Is(err, errGone):
-			h.finish(jobID, f, nil)
+			h.finish(jobID, f)
 			return
 		case err != nil:
 			// A busy workflow or a passing outage: back off, keep the subscribers.
@@ -136,7 +136,7 @@ func (h *Hub) poll(jobID string, f *feed) {
 			}
 			h.mu.Unlock()
 			if terminal(st.Status) {
-				h.finish(jobID, f, nil)
+				h.finish(jobID, f)
 				return
 			}
 		}
@@ -149,7 +149,7 @@ func (h *Hub) poll(jobID string, f *feed) {
 		h.mu.Unlock()
 		select {
 		case <-h.ctx.Done():
-			h.finish(jobID, f, nil)
+			h.finish(jobID, f)
 			return
 		case <-time.After(wait):
 		}
@@ -157,7 +157,7 @@ func (h *Hub) poll(jobID string, f *feed) {
 }
 
 // finish removes the feed and closes its subscribers, after they received the last update.
-func (h *Hub) finish(jobID string, f *feed, _ error) {
+func (h *Hub) finish(jobID string, f *feed) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.feeds[jobID] == f {

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/gobin"
 	"github.com/vtsproject/vts/internal/service"
 )
 
@@ -194,7 +195,7 @@ func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (stri
 		log.Info("using the running Temporal server", "address", cfg.TemporalAddress)
 		return "http://127.0.0.1:8233 (if it is a dev server)", none, nil
 	}
-	bin, err := TemporalCLI()
+	bin, err := gobin.Find("temporal", gobin.TemporalInstall)
 	if err != nil {
 		return "", none, err
 	}
@@ -233,24 +234,6 @@ func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (stri
 	}
 	log.Info("started the Temporal dev server", "address", cfg.TemporalAddress)
 	return "http://" + net.JoinHostPort(host, uiPort), stop, nil
-}
-
-// TemporalCLI finds the Temporal CLI on PATH or where `go install` puts it.
-func TemporalCLI() (string, error) {
-	if p, err := exec.LookPath("temporal"); err == nil {
-		return p, nil
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		home, _ := os.UserHomeDir()
-		gopath = filepath.Join(home, "go")
-	}
-	p := filepath.Join(gopath, "bin", "temporal")
-	if _, err := os.Stat(p); err == nil {
-		return p, nil
-	}
-	return "", errors.New("no Temporal server at TEMPORAL_ADDRESS and no Temporal CLI to start one: " +
-		"go install github.com/temporalio/cli/cmd/temporal@v1.5.1")
 }
 
 func reachable(addr string) bool {

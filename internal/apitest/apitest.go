@@ -37,6 +37,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/engines"
+	"github.com/vtsproject/vts/internal/gobin"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
@@ -51,7 +52,7 @@ var devServer string
 // server is the CLI's, started with a parent-death signal so that a test binary that panics or
 // times out cannot leave it running.
 func Main(m *testing.M) {
-	path, err := temporalCLI()
+	path, err := gobin.Find("temporal", gobin.TemporalInstall)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -112,22 +113,6 @@ func waitForTemporal(addr string) error {
 		time.Sleep(250 * time.Millisecond)
 	}
 	return err
-}
-
-func temporalCLI() (string, error) {
-	if p, err := exec.LookPath("temporal"); err == nil {
-		return p, nil
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		home, _ := os.UserHomeDir()
-		gopath = filepath.Join(home, "go")
-	}
-	p := filepath.Join(gopath, "bin", "temporal")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("these tests need the Temporal CLI: go install github.com/temporalio/cli/cmd/temporal@v1.5.1")
-	}
-	return p, nil
 }
 
 // Options tunes an Env.

@@ -41,40 +41,40 @@ func ZipKey(jobID string) string { return "jobs/" + jobID + "/pages.zip" }
 // DeletePrefix removes every blob under prefix and reports how many it removed. Deleting what is
 // already gone is not an error, so retries and races with expiry are harmless.
 func DeletePrefix(ctx context.Context, b *blob.Bucket, prefix string) (int, error) {
-	it := b.List(&blob.ListOptions{Prefix: prefix})
 	n := 0
-	for {
-		obj, err := it.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, fmt.Errorf("listing %s: %w", prefix, err)
-		}
-		if obj.IsDir {
-			continue
-		}
-		if err := b.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
-			return n, fmt.Errorf("deleting %s: %w", obj.Key, err)
+	err := walk(ctx, b, prefix, func(key string) error {
+		if err := b.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return fmt.Errorf("deleting %s: %w", key, err)
 		}
 		n++
-	}
+		return nil
+	})
+	return n, err
 }
 
 // Count reports how many blobs lie under prefix; tests use it to prove nothing was orphaned.
 func Count(ctx context.Context, b *blob.Bucket, prefix string) (int, error) {
-	it := b.List(&blob.ListOptions{Prefix: prefix})
 	n := 0
+	err := walk(ctx, b, prefix, func(string) error { n++; return nil })
+	return n, err
+}
+
+// walk calls fn with the key of every blob under prefix.
+func walk(ctx context.Context, b *blob.Bucket, prefix string, fn func(key string) error) error {
+	it := b.List(&blob.ListOptions{Prefix: prefix})
 	for {
 		obj, err := it.Next(ctx)
 		if errors.Is(err, io.EOF) {
-			return n, nil
+			return nil
 		}
 		if err != nil {
-			return n, fmt.Errorf("listing %s: %w", prefix, err)
+			return fmt.Errorf("listing %s: %w", prefix, err)
 		}
-		if !obj.IsDir {
-			n++
+		if obj.IsDir {
+			continue
+		}
+		if err := fn(obj.Key); err != nil {
+			return err
 		}
 	}
 }

@@ -6,21 +6,17 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
-)
 
-// Install is how to get the pinned stripe-mock.
-const Install = "go install github.com/stripe/stripe-mock@v0.203.0"
+	"github.com/vtsproject/vts/internal/gobin"
+)
 
 // Start runs stripe-mock on a free port and returns its base URL and a function that stops it.
 // The process gets a parent-death signal, so a test binary that dies cannot leave it running.
 func Start() (string, func(), error) {
-	bin, err := find()
+	bin, err := gobin.Find("stripe-mock", gobin.StripeMockInstall)
 	if err != nil {
 		return "", nil, err
 	}
@@ -51,18 +47,4 @@ func Start() (string, func(), error) {
 	}
 	stop()
 	return "", nil, errors.New("stripe-mock did not start listening")
-}
-
-func find() (string, error) {
-	if p, err := exec.LookPath("stripe-mock"); err == nil {
-		return p, nil
-	}
-	gopath, err := exec.Command("go", "env", "GOPATH").Output()
-	if err == nil {
-		p := filepath.Join(strings.TrimSpace(string(gopath)), "bin", "stripe-mock")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("stripe-mock is not installed; install it with `%s`", Install)
 }
