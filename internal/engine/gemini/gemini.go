@@ -250,9 +250,11 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		return nil, fmt.Errorf("gemini: decode %s answer (%s, %d bytes): %w", model, blob.MIMEType, len(blob.Data), err)
 	}
 	out = unpad(out, lay)
+	// 1K, 2K and 4K mean the same for every engine: the long edge of the page the user pays
+	// for. A model whose grid is smaller (the fast model has no imageSize) is scaled up to it.
 	w, h := info.Width, info.Height
 	if req.Resolution != "" && req.Resolution != "original" {
-		w, h = sameShape(info.Width, info.Height, out.Bounds().Size())
+		w, h = withLongEdge(info.Width, info.Height, edgeOf(req.Resolution))
 	}
 	encoded, err := imageio.EncodeBytes(resize(out, w, h), format)
 	if err != nil {

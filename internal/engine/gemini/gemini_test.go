@@ -199,11 +199,10 @@ func TestTranslateResolution(t *testing.T) {
 		wantSize               string // "" means absent from the request
 		wantLong               int    // approximate long edge of the result
 	}{
-		// 300x500 pads to 300x534 (9:16); the 1K grid is 768x1344, so the page is 768x1258
-		// of it, which is 3:5 at 2.538 times the source's pixel count: 761x1269.
-		{"explicit 2K", "standard", "2K", 300, 500, "2K", 2538},
+		// 1K/2K/4K are the long edge the user pays for, whatever grid the model answered on.
+		{"explicit 2K", "standard", "2K", 300, 500, "2K", 2048},
 		{"original picks 2K for a 1800px page", "advanced", "original", 1080, 1800, "2K", 1800},
-		{"fast model takes no imageSize", "fast", "2K", 300, 500, "", 1269},
+		{"fast model takes no imageSize but still delivers 2K", "fast", "2K", 300, 500, "", 2048},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -180,11 +180,20 @@ func fitLongEdge(w, h, edge int) (int, int) {
 	return max(1, int(math.Round(float64(w)*s))), max(1, int(math.Round(float64(h)*s)))
 }
 
-// sameShape returns the size with the source's aspect ratio and the pixel count of got: what
-// a 1K/2K/4K page should measure once the model's slightly-off grid is undone.
-func sameShape(srcW, srcH int, got image.Point) (int, int) {
-	s := math.Sqrt(float64(got.X*got.Y) / float64(srcW*srcH))
-	return max(1, int(math.Round(float64(srcW)*s))), max(1, int(math.Round(float64(srcH)*s)))
+// withLongEdge scales w×h so that its long edge is edge, keeping its shape.
+func withLongEdge(w, h, edge int) (int, int) {
+	s := float64(edge) / float64(max(w, h))
+	return max(1, int(math.Round(float64(w)*s))), max(1, int(math.Round(float64(h)*s)))
+}
+
+// edgeOf is the long edge a resolution stands for, 0 for "original".
+func edgeOf(resolution string) int {
+	for _, s := range imageSizes {
+		if s.name == resolution {
+			return s.edge
+		}
+	}
+	return 0
 }
 
 // imageSizes are ImageConfig.ImageSize values with the long edge each stands for.
