@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -316,7 +317,7 @@ func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID stri
 	if len(head) == 0 {
 		return workflows.Page{}, 0, newError(http.StatusBadRequest, "empty_file", fmt.Sprintf("%s is empty", source))
 	}
-	info, err := imageio.Inspect(strings.NewReader(string(head)))
+	info, err := imageio.Inspect(bytes.NewReader(head))
 	if err != nil {
 		return workflows.Page{}, 0, imageError(source, err)
 	}
