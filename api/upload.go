@@ -45,6 +45,7 @@ type uploadForm struct {
 	pages                                                          []workflows.Page
 	largest                                                        int64
 	plan                                                           plans.Plan
+	idempotencyKey                                                 string // claimed for this upload
 }
 
 // translate is POST /api/translate: it streams every page straight into blob storage (never a
@@ -55,6 +56,15 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 	jobID := uuid.NewString()
 	log := s.Log.With("job", jobID)
 	form, err := s.readUpload(w, r, jobID)
+	var replay *replayError
+	if errors.As(err, &replay) {
+		log.Info("idempotent upload replayed", "original", replay.job.ID)
+		w.Header().Set("Location", "/api/jobs/"+replay.job.ID)
+		w.Header().Set("Idempotent-Replayed", "true")
+		writeJSON(w, http.StatusAccepted, map[string]any{"jobId": replay.job.ID, "mode": replay.job.Mode,
+			"creditsNeeded": replay.job.CreditsReserved})
+		return
+	}
 	if err != nil {
 		s.discard(jobID)
 		writeError(w, r, log, err)
@@ -66,6 +76,7 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 	res, err := s.startJob(r.Context(), in)
 	if err != nil {
 		s.discard(jobID)
+		s.releaseUpload(form, jobID)
 		log.Error("starting job failed", "err", err)
 		writeError(w, r, log, errUnavailable)
 		return
@@ -73,6 +84,7 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 	if !res.Reserved {
 		// The workflow removes the uploads of a refused job; so do we, in case it cannot.
 		s.discard(jobID)
+		s.releaseUpload(form, jobID)
 		writeError(w, r, log, reservationError(res))
 		return
 	}
@@ -136,7 +148,17 @@ func (s *Server) discard(jobID string) {
 	}
 }
 
-func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string) (*uploadForm, error) {
+func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string) (_ *uploadForm, err error) {
+	key := r.Header.Get(idempotencyHeader)
+	if key != "" && !validIdempotencyKey(key) {
+		return nil, newError(http.StatusBadRequest, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII characters")
+	}
+	var claimed *uploadForm // set once the key is ours; any later failure gives it back
+	defer func() {
+		if err != nil && claimed != nil {
+			s.releaseUpload(claimed, jobID)
+		}
+	}()
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
 		return nil, newError(http.StatusUnsupportedMediaType, "expected_multipart",
@@ -164,6 +186,10 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		}
 		field := part.FormName()
 		if field == "images" || field == "images[]" {
+			if key != "" && f.userID == "" {
+				return nil, newError(http.StatusBadRequest, "user_id_first",
+					"with an Idempotency-Key, send the userId field before the images")
+			}
 			if len(f.pages) >= plans.MaxFilesPerJob {
 				return nil, newError(http.StatusRequestEntityTooLarge, "too_many_files",
 					fmt.Sprintf("at most %d files can be uploaded in one request", plans.MaxFilesPerJob))
@@ -190,8 +216,14 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		if field == "userId" {
 			// A well-behaved client sends userId first: then its plan's limits apply while the
 			// pages stream, and a user who cannot start a job is refused before any page is stored.
-			if f.plan, err = s.checkUser(r, f.userID); err != nil {
+			if err := s.checkUser(r, f, key, jobID); err != nil {
+				if f.idempotencyKey != "" {
+					claimed = f
+				}
 				return nil, err
+			}
+			if f.idempotencyKey != "" {
+				claimed = f
 			}
 			limit = f.plan.MaxFileBytes
 		}
@@ -211,31 +243,39 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	return f, nil
 }
 
-// checkUser authorizes the request for userID and returns the user's plan. A user with no credit
-// at all, or at the plan's concurrent-job limit, is refused here, before any page is stored; the
-// reservation remains the authority on both.
-func (s *Server) checkUser(r *http.Request, userID string) (plans.Plan, error) {
-	if err := s.Identity.Authorize(r, userID); err != nil {
-		return plans.Plan{}, err
+// checkUser authorizes the request for the form's user and records the user's plan on the form.
+// An Idempotency-Key is claimed next, so that a retry of an upload that became a job is answered
+// with that job even while it runs. Last, a user with no credit at all, or at the plan's
+// concurrent-job limit, is refused here, before any page is stored; the reservation remains the
+// authority on both.
+func (s *Server) checkUser(r *http.Request, f *uploadForm, key, jobID string) error {
+	if err := s.Identity.Authorize(r, f.userID); err != nil {
+		return err
 	}
-	u, err := s.Store.EnsureUser(r.Context(), userID)
+	u, err := s.Store.EnsureUser(r.Context(), f.userID)
 	if err != nil {
-		return plans.Plan{}, err
+		return err
 	}
-	p := plans.MustLookup(u.Plan)
+	f.plan = plans.MustLookup(u.Plan)
+	if key != "" {
+		if err := s.claimUpload(r.Context(), f.userID, key, jobID); err != nil {
+			return err
+		}
+		f.idempotencyKey = key
+	}
 	if u.Available() <= 0 || u.DebtCredits > 0 {
-		return p, &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits",
+		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits",
 			Message: "no credits are available; buy a credit pack or wait for the next period"}
 	}
-	active, err := s.Store.ActiveJobs(r.Context(), userID)
+	active, err := s.Store.ActiveJobs(r.Context(), f.userID)
 	if err != nil {
-		return p, err
+		return err
 	}
-	if active >= p.ConcurrentJobs {
-		return p, &Error{Status: http.StatusTooManyRequests, Code: "concurrency_limit", RetryAfter: 30,
-			Message: fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", p.Name, p.ConcurrentJobs)}
+	if active >= f.plan.ConcurrentJobs {
+		return &Error{Status: http.StatusTooManyRequests, Code: "concurrency_limit", RetryAfter: 30,
+			Message: fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", f.plan.Name, f.plan.ConcurrentJobs)}
 	}
-	return p, nil
+	return nil
 }
 
 func (f *uploadForm) set(field, value string) error {
