@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // runTranslate is the command-line client: upload pages, show progress, save the ZIP.
@@ -38,6 +40,8 @@ func runTranslate(ctx context.Context, args []string) error {
 		"mode": *mode, "resolution": *res, "customPrompt": *prompt}, fs.Args())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/translate", body)
 	req.Header.Set("Content-Type", ctype)
+	// A retry of this same invocation (by a proxy, say) must not start and pay for a second job.
+	req.Header.Set("Idempotency-Key", "cli-"+uuid.NewString())
 	if *token != "" {
 		req.Header.Set("Authorization", "Bearer "+*token)
 	}
