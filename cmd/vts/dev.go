@@ -138,12 +138,10 @@ func clusterDir(dataDir string) string {
 	return filepath.Join(rootClusters, hex.EncodeToString(sum[:6]))
 }
 
-// privateCluster runs a PostgreSQL of our own on a port derived from its folder (so two data
-// folders do not collide): under data/pg, or as root under /var/lib/vts-dev, run as postgres.
+// privateCluster runs a PostgreSQL of our own under data/pg (as root under /var/lib/vts-dev, run
+// as postgres) on a port the system says is free, or on the port it already runs on.
 func privateCluster(ctx context.Context, cfg config.Config, bin string, log *slog.Logger) (string, func(), error) {
 	dir := clusterDir(cfg.DataDir)
-	sum := sha256.Sum256([]byte(dir))
-	port := 55432 + int(sum[0])%100
 	asUser := func(name string, args ...string) *exec.Cmd {
 		if os.Geteuid() == 0 {
 			return exec.CommandContext(ctx, "runuser", append([]string{"-u", "postgres", "--", filepath.Join(bin, name)}, args...)...)
@@ -174,9 +172,17 @@ func privateCluster(ctx context.Context, cfg config.Config, bin string, log *slo
 		}
 	}
 	logFile := filepath.Join(dir, "server.log")
-	start := asUser("pg_ctl", "-D", dir, "-l", logFile, "-w", "-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir), "start")
-	if out, err := start.CombinedOutput(); err != nil && !strings.Contains(string(out), "another server") {
-		return "", nil, fmt.Errorf("starting PostgreSQL: %w: %s", err, out)
+	port, running := runningPort(dir)
+	if !running {
+		var err error
+		if port, err = freePort(); err != nil {
+			return "", nil, err
+		}
+		start := asUser("pg_ctl", "-D", dir, "-l", logFile, "-w", "-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir), "start")
+		if out, err := start.CombinedOutput(); err != nil {
+			tail, _ := os.ReadFile(logFile)
+			return "", nil, fmt.Errorf("starting PostgreSQL: %w: %s\n%s", err, out, lastLines(string(tail), 5))
+		}
 	}
 	stop := func() { _ = asUser("pg_ctl", "-D", dir, "-m", "fast", "stop").Run() }
 	u, err := ensureDatabase(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), "vts")
@@ -185,6 +191,38 @@ func privateCluster(ctx context.Context, cfg config.Config, bin string, log *slo
 		return "", nil, err
 	}
 	return u, stop, nil
+}
+
+// runningPort reads the port of a cluster that is already running from its postmaster.pid.
+func runningPort(dir string) (int, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	lines := strings.Split(string(data), "\n")
+	if len(lines) < 4 {
+		return 0, false
+	}
+	pid, err1 := strconv.Atoi(strings.TrimSpace(lines[0]))
+	port, err2 := strconv.Atoi(strings.TrimSpace(lines[3]))
+	if err1 != nil || err2 != nil || syscall.Kill(pid, 0) != nil {
+		return 0, false
+	}
+	return port, true
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // devTemporal reuses a Temporal server at TEMPORAL_ADDRESS or starts the Temporal CLI's dev

@@ -23,7 +23,14 @@ func TestPrivateCluster(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := config.Config{DataDir: t.TempDir()}
 	t.Cleanup(func() { _ = os.RemoveAll(clusterDir(cfg.DataDir)) })
-	for round := 0; round < 2; round++ {
+	// Round 1 restarts the stopped cluster; round 2 finds it still running and reuses it.
+	var keep func()
+	defer func() {
+		if keep != nil {
+			keep()
+		}
+	}()
+	for round := 0; round < 3; round++ {
 		url, stop, err := privateCluster(ctx, cfg, bin, log)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
@@ -36,7 +43,11 @@ func TestPrivateCluster(t *testing.T) {
 		var db string
 		err = conn.QueryRow(ctx, "SELECT current_database()").Scan(&db)
 		conn.Close(ctx)
-		stop()
+		if round == 1 {
+			keep = stop // left running for round 2
+		} else {
+			stop()
+		}
 		if err != nil || db != "vts" {
 			t.Fatalf("round %d: database %q, %v", round, db, err)
 		}
