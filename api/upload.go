@@ -9,6 +9,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -210,7 +211,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 // at all, or at the plan's concurrent-job limit, is refused here, before any page is stored; the
 // reservation remains the authority on both.
 func (s *Server) checkUser(r *http.Request, userID string) (plans.Plan, error) {
-	if err := s.Identity.Authorize(r, userID); err != nil {
+	if err := s.authorize(r, userID); err != nil {
 		return plans.Plan{}, err
 	}
 	u, err := s.Store.EnsureUser(r.Context(), userID)
@@ -393,6 +394,9 @@ func bodyError(err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return newError(http.StatusRequestEntityTooLarge, "request_too_large", "the request body is too large")
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) { // the server's body deadlines (internal/service)
+		return newError(http.StatusRequestTimeout, "request_timeout", "the request body stalled; send it without long pauses")
 	}
 	var e *Error
 	if errors.As(err, &e) {

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -40,32 +41,50 @@ import (
 	"github.com/vtsproject/vts/worker"
 )
 
-var devServer *testsuite.DevServer
+var (
+	mainCalled   bool
+	devOnce      sync.Once
+	devServer    *testsuite.DevServer
+	devServerErr error
+	devDir       string
+)
 
-// Main starts the Temporal dev server around a test binary's tests. Call it from TestMain.
+// Main runs a test binary's tests and stops the Temporal dev server after them. Call it from
+// TestMain. The server starts with the first Start, so that tests and fuzz workers that never
+// need it (fuzzing runs one process per worker) do not pay for it.
 func Main(m *testing.M) {
-	path, err := temporalCLI()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	dir, _ := os.MkdirTemp("", "vts-temporal-")
-	devServer, err = testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
-		ExistingPath: path,
-		LogLevel:     "error",
-		DBFilename:   filepath.Join(dir, "temporal.db"),
-		ClientOptions: &client.Options{
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		},
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the Temporal dev server:", err)
-		os.Exit(1)
-	}
+	mainCalled = true
 	code := m.Run()
-	_ = devServer.Stop()
-	_ = os.RemoveAll(dir)
+	if devServer != nil {
+		_ = devServer.Stop()
+	}
+	if devDir != "" {
+		_ = os.RemoveAll(devDir)
+	}
 	os.Exit(code)
+}
+
+func startDevServer() (*testsuite.DevServer, error) {
+	devOnce.Do(func() {
+		path, err := temporalCLI()
+		if err != nil {
+			devServerErr = err
+			return
+		}
+		devDir, _ = os.MkdirTemp("", "vts-temporal-")
+		devServer, err = testsuite.StartDevServer(context.Background(), testsuite.DevServerOptions{
+			ExistingPath: path,
+			LogLevel:     "error",
+			DBFilename:   filepath.Join(devDir, "temporal.db"),
+			ClientOptions: &client.Options{
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			},
+		})
+		if err != nil {
+			devServerErr = fmt.Errorf("starting the Temporal dev server: %w", err)
+		}
+	})
+	return devServer, devServerErr
 }
 
 func temporalCLI() (string, error) {
@@ -98,6 +117,9 @@ type Options struct {
 	Wrap func(http.Handler) http.Handler
 	// NoWorker leaves jobs unprocessed, for tests of what happens before translation.
 	NoWorker bool
+	// Configure, when set, adjusts the API server before its handler is built (token verifier,
+	// rate limits).
+	Configure func(*api.Server)
 }
 
 // Env is a running service.
@@ -115,8 +137,12 @@ type Env struct {
 // Start brings a service up for one test and tears it down at cleanup.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	if devServer == nil {
+	if !mainCalled {
 		t.Fatal("apitest.Main was not called from TestMain")
+	}
+	devServer, err := startDevServer()
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx := context.Background()
 	st := pgtest.NewStore(t)
@@ -159,6 +185,9 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	srv := &api.Server{Store: st, Temporal: c, Bucket: bucket, Languages: set, Billing: bill, Identity: opts.Identity,
 		TaskQueue: queue, Parallelism: max(opts.Parallelism, 2), Log: log}
+	if opts.Configure != nil {
+		opts.Configure(srv)
+	}
 	var h http.Handler = srv.Handler()
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
