@@ -15,7 +15,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
+	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/workflows"
 )
@@ -57,6 +59,11 @@ type Server struct {
 
 	hub    *Hub
 	limits *limiters
+
+	// Seams of the upload for FuzzUpload, which drives the real intake without PostgreSQL and
+	// Temporal: the user check and the start of the job. Nil in service.
+	checkUserHook func(*http.Request, string) (plans.Plan, error)
+	startJobHook  func(context.Context, workflows.TranslateJobInput) (*activities.ReserveResult, error)
 }
 
 // Handler builds the router. It must be called once.

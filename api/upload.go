@@ -39,6 +39,11 @@ const (
 	maxMultipartParts = plans.MaxFilesPerJob + 32
 )
 
+// maxBytesBeforeUser bounds what a request may store before its userId (and with it the
+// credential) has been checked: without it, an anonymous client could make the service write
+// 200 files of the largest plan's size to storage before being refused. One Pro-sized page fits.
+var maxBytesBeforeUser int64 = 64 * plans.MB
+
 // uploadForm is the parsed multipart request.
 type uploadForm struct {
 	userID, sourceLang, targetLang, mode, resolution, customPrompt string
@@ -99,6 +104,9 @@ func reservationError(res *activities.ReserveResult) *Error {
 const reserveTimeout = 30 * time.Second
 
 func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
+	if s.startJobHook != nil {
+		return s.startJobHook(ctx, in)
+	}
 	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
 	defer cancel()
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
@@ -147,6 +155,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	seen := map[string]bool{}
 	var names filename.Deduper
 	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
+	var anonymous int64                    // bytes stored before userId
 	for parts := 0; ; parts++ {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -170,6 +179,12 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 			}
 			f.pages = append(f.pages, page)
 			f.largest = max(f.largest, size)
+			if f.userID == "" {
+				if anonymous += size; anonymous > maxBytesBeforeUser {
+					return nil, newError(http.StatusRequestEntityTooLarge, "user_id_first",
+						fmt.Sprintf("send the userId field before the images when they exceed %d MB in all", maxBytesBeforeUser/plans.MB))
+				}
+			}
 			continue
 		}
 		value, err := readField(part)
@@ -211,6 +226,9 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 // at all, or at the plan's concurrent-job limit, is refused here, before any page is stored; the
 // reservation remains the authority on both.
 func (s *Server) checkUser(r *http.Request, userID string) (plans.Plan, error) {
+	if s.checkUserHook != nil {
+		return s.checkUserHook(r, userID)
+	}
 	if err := s.authorize(r, userID); err != nil {
 		return plans.Plan{}, err
 	}

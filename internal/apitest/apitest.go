@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,7 +227,13 @@ func Form(fields [][2]string, files ...File) (*bytes.Buffer, string) {
 			typ = "image/png"
 		}
 		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, field, escapeQuotes(f.Name)))
+		disposition := fmt.Sprintf(`form-data; name="%s"; filename="%s"`, field, escapeQuotes(f.Name))
+		if strings.ContainsFunc(f.Name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			// A raw control byte is not valid in a header: careful clients send such a name in
+			// its RFC 5987 form.
+			disposition = fmt.Sprintf(`form-data; name="%s"; filename*=UTF-8''%s`, field, url.PathEscape(f.Name))
+		}
+		h.Set("Content-Disposition", disposition)
 		h.Set("Content-Type", typ)
 		w, _ := mw.CreatePart(h)
 		_, _ = w.Write(f.Data)
