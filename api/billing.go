@@ -45,7 +45,7 @@ func (s *Server) checkout(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required"))
 		return
 	}
-	if err := s.Identity.Authorize(r, req.UserID); err != nil {
+	if err := s.authorize(r, req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
@@ -64,7 +64,7 @@ func (s *Server) account(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, newError(http.StatusBadRequest, "missing_user_id", "the userId query parameter is required"))
 		return
 	}
-	if err := s.Identity.Authorize(r, userID); err != nil {
+	if err := s.authorize(r, userID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}

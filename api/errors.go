@@ -51,6 +51,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 			e = errInternal
 		}
 	}
+	if e.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="vts"`)
+	}
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}

@@ -39,7 +39,7 @@ func BenchmarkIntake(b *testing.B) {
 	if _, err := st.SetPlan(ctx, "bench", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
 		b.Fatal(err)
 	}
-	s := &Server{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Identity: trustBody{},
+	s := &Server{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Identity: &Auth{Store: st},
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	page := noisePNG(b, 2400, 2400) // about 23 MB, near the Standard plan's limit
 	var body bytes.Buffer

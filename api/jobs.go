@@ -70,7 +70,8 @@ func stateFromRecord(j *store.Job) workflows.JobState {
 }
 
 // jobFromPath reads the job named by the path parameter, answering 404 for malformed, unknown
-// and deleted jobs alike.
+// and deleted jobs alike. The job ID is the capability of these endpoints; a request that also
+// presents a credential must present its owner's.
 func (s *Server) jobFromPath(r *http.Request, param string) (*store.Job, error) {
 	id := chi.URLParam(r, param)
 	if _, err := uuid.Parse(id); err != nil {
@@ -80,7 +81,13 @@ func (s *Server) jobFromPath(r *http.Request, param string) (*store.Job, error) 
 	if errors.Is(err, store.ErrNotFound) || (err == nil && j.DeletedAt != nil) {
 		return nil, errJobNotFound
 	}
-	return j, err
+	if err != nil {
+		return nil, err
+	}
+	if err := s.authorizeViewer(r, j.UserID); err != nil {
+		return nil, err
+	}
+	return j, nil
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
@@ -250,7 +257,7 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required"))
 		return
 	}
-	if err := s.Identity.Authorize(r, req.UserID); err != nil {
+	if err := s.authorize(r, req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}

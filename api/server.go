@@ -15,7 +15,9 @@ import (
 	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
+	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/workflows"
 )
@@ -49,8 +51,19 @@ type Server struct {
 	TaskQueue   string
 	Parallelism int
 	Log         *slog.Logger
+	// Tokens verifies ID tokens when an identity provider is configured; with Identity nil, the
+	// server authorizes with Auth on these tokens and on API keys.
+	Tokens TokenVerifier
+	// Limits are the request-rate limits; DefaultLimits when nil.
+	Limits *Limits
 
-	hub *Hub
+	hub    *Hub
+	limits *limiters
+
+	// Seams of the upload for FuzzUpload, which drives the real intake without PostgreSQL and
+	// Temporal: the user check and the start of the job. Nil in service.
+	checkUserHook func(*http.Request, string) (plans.Plan, error)
+	startJobHook  func(context.Context, workflows.TranslateJobInput) (*activities.ReserveResult, error)
 }
 
 // Handler builds the router. It must be called once.
@@ -62,8 +75,13 @@ func (s *Server) Handler() http.Handler {
 		s.TaskQueue = workflows.TaskQueue
 	}
 	if s.Identity == nil {
-		s.Identity = trustBody{}
+		s.Identity = &Auth{Tokens: s.Tokens, Store: s.Store, Log: s.Log}
 	}
+	limits := DefaultLimits()
+	if s.Limits != nil {
+		limits = *s.Limits
+	}
+	s.limits = newLimiters(limits)
 	s.hub = NewHub(&jobSource{store: s.Store, temporal: s.Temporal}, s.Log)
 
 	r := chi.NewRouter()
@@ -79,6 +97,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Get("/readyz", s.ready)
 	r.Route("/api", func(r chi.Router) {
+		r.Use(s.limitAddress)
 		r.Post("/translate", s.translate)
 		r.Get("/jobs/{jobId}", s.getJob)
 		r.Get("/jobs/{jobId}/events", s.events)
@@ -89,6 +108,9 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/account", s.account)
 		r.Post("/stripe/webhook", s.stripeWebhook)
 		r.Get("/openapi.yaml", serveOpenAPI)
+		r.Post("/keys", s.createKey)
+		r.Get("/keys", s.listKeys)
+		r.Delete("/keys/{id}", s.revokeKey)
 	})
 	return r
 }
@@ -133,8 +155,3 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }
-
-// trustBody is the identity of a deployment without an identity provider: the spec's userId.
-type trustBody struct{}
-
-func (trustBody) Authorize(*http.Request, string) error { return nil }

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,6 +39,11 @@ const (
 	sniffBytes        = 256 << 10 // enough for any sane JPEG header with EXIF before its frame
 	maxMultipartParts = plans.MaxFilesPerJob + 32
 )
+
+// maxBytesBeforeUser bounds what a request may store before its userId (and with it the
+// credential) has been checked: without it, an anonymous client could make the service write
+// 200 files of the largest plan's size to storage before being refused. One Pro-sized page fits.
+var maxBytesBeforeUser int64 = 64 * plans.MB
 
 // uploadForm is the parsed multipart request.
 type uploadForm struct {
@@ -111,6 +117,9 @@ func reservationError(res *activities.ReserveResult) *Error {
 const reserveTimeout = 30 * time.Second
 
 func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
+	if s.startJobHook != nil {
+		return s.startJobHook(ctx, in)
+	}
 	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
 	defer cancel()
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
@@ -173,6 +182,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	seen := map[string]bool{}
 	var names filename.Deduper
 	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
+	var anonymous int64                    // bytes stored before userId
 	for parts := 0; ; parts++ {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -200,6 +210,12 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 			}
 			f.pages = append(f.pages, page)
 			f.largest = max(f.largest, size)
+			if f.userID == "" {
+				if anonymous += size; anonymous > maxBytesBeforeUser {
+					return nil, newError(http.StatusRequestEntityTooLarge, "user_id_first",
+						fmt.Sprintf("send the userId field before the images when they exceed %d MB in all", maxBytesBeforeUser/plans.MB))
+				}
+			}
 			continue
 		}
 		value, err := readField(part)
@@ -249,7 +265,12 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 // concurrent-job limit, is refused here, before any page is stored; the reservation remains the
 // authority on both.
 func (s *Server) checkUser(r *http.Request, f *uploadForm, key, jobID string) error {
-	if err := s.Identity.Authorize(r, f.userID); err != nil {
+	if s.checkUserHook != nil {
+		var err error
+		f.plan, err = s.checkUserHook(r, f.userID)
+		return err
+	}
+	if err := s.authorize(r, f.userID); err != nil {
 		return err
 	}
 	u, err := s.Store.EnsureUser(r.Context(), f.userID)
@@ -438,6 +459,9 @@ func bodyError(err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return newError(http.StatusRequestEntityTooLarge, "request_too_large", "the request body is too large")
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) { // the server's body deadlines (internal/service)
+		return newError(http.StatusRequestTimeout, "request_timeout", "the request body stalled; send it without long pauses")
 	}
 	var e *Error
 	if errors.As(err, &e) {

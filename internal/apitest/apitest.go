@@ -17,11 +17,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,46 +47,66 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 )
 
-// devServer is the frontend address of this test binary's Temporal dev server.
-var devServer string
+var (
+	mainCalled   bool
+	devOnce      sync.Once
+	devServer    string // the frontend address of this test binary's Temporal dev server
+	devServerErr error
+	devCmd       *exec.Cmd
+	devDir       string
+)
 
-// Main starts the Temporal dev server around a test binary's tests. Call it from TestMain. The
-// server is the CLI's, started with a parent-death signal so that a test binary that panics or
-// times out cannot leave it running.
+// Main runs a test binary's tests and stops the Temporal dev server after them. Call it from
+// TestMain. The server starts with the first Start, so that tests and fuzz workers that never
+// need it (fuzzing runs one process per worker) do not pay for it.
 func Main(m *testing.M) {
-	path, err := gobin.Find("temporal", gobin.TemporalInstall)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	dir, _ := os.MkdirTemp("", "vts-temporal-")
-	port, err := freePort()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	devServer = fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(path, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error",
-		"--dynamic-config-value", "frontend.enableServerVersionCheck=false")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	logFile, _ := os.Create(filepath.Join(dir, "server.log"))
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, "starting the Temporal dev server:", err)
-		os.Exit(1)
-	}
-	if err := waitForTemporal(devServer); err != nil {
-		_ = cmd.Process.Kill()
-		log, _ := os.ReadFile(logFile.Name())
-		fmt.Fprintf(os.Stderr, "the Temporal dev server did not come up: %v\n%s", err, log)
-		os.Exit(1)
-	}
+	mainCalled = true
 	code := m.Run()
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	_, _ = cmd.Process.Wait()
-	_ = os.RemoveAll(dir)
+	if devCmd != nil {
+		_ = devCmd.Process.Signal(syscall.SIGTERM)
+		_, _ = devCmd.Process.Wait()
+	}
+	if devDir != "" {
+		_ = os.RemoveAll(devDir)
+	}
 	os.Exit(code)
+}
+
+// startDevServer starts the Temporal CLI's dev server once per test binary, with a parent-death
+// signal so that a test binary that panics or times out cannot leave it running.
+func startDevServer() (string, error) {
+	devOnce.Do(func() {
+		path, err := gobin.Find("temporal", gobin.TemporalInstall)
+		if err != nil {
+			devServerErr = err
+			return
+		}
+		devDir, _ = os.MkdirTemp("", "vts-temporal-")
+		port, err := freePort()
+		if err != nil {
+			devServerErr = err
+			return
+		}
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		cmd := exec.Command(path, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
+			"--db-filename", filepath.Join(devDir, "temporal.db"), "--log-level", "error",
+			"--dynamic-config-value", "frontend.enableServerVersionCheck=false")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		logFile, _ := os.Create(filepath.Join(devDir, "server.log"))
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		if err := cmd.Start(); err != nil {
+			devServerErr = fmt.Errorf("starting the Temporal dev server: %w", err)
+			return
+		}
+		if err := waitForTemporal(addr); err != nil {
+			_ = cmd.Process.Kill()
+			log, _ := os.ReadFile(logFile.Name())
+			devServerErr = fmt.Errorf("the Temporal dev server did not come up: %w\n%s", err, log)
+			return
+		}
+		devCmd, devServer = cmd, addr
+	})
+	return devServer, devServerErr
 }
 
 func freePort() (int, error) {
@@ -129,6 +151,9 @@ type Options struct {
 	Wrap func(http.Handler) http.Handler
 	// NoWorker leaves jobs unprocessed, for tests of what happens before translation.
 	NoWorker bool
+	// Configure, when set, adjusts the API server before its handler is built (token verifier,
+	// rate limits).
+	Configure func(*api.Server)
 }
 
 // Env is a running service.
@@ -149,8 +174,12 @@ type Env struct {
 // Start brings a service up for one test and tears it down at cleanup.
 func Start(t testing.TB, opts Options) *Env {
 	t.Helper()
-	if devServer == "" {
+	if !mainCalled {
 		t.Fatal("apitest.Main was not called from TestMain")
+	}
+	devServer, err := startDevServer()
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx := context.Background()
 	st := pgtest.NewStore(t)
@@ -186,6 +215,9 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	srv := &api.Server{Store: st, Temporal: c, Bucket: bucket, Languages: set, Billing: bill, Identity: opts.Identity,
 		TaskQueue: queue, Parallelism: max(opts.Parallelism, 2), Log: log}
+	if opts.Configure != nil {
+		opts.Configure(srv)
+	}
 	var h http.Handler = srv.Handler()
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
@@ -248,7 +280,13 @@ func Form(fields [][2]string, files ...File) (*bytes.Buffer, string) {
 			typ = "image/png"
 		}
 		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="%s"; filename="%s"`, field, escapeQuotes(f.Name)))
+		disposition := fmt.Sprintf(`form-data; name="%s"; filename="%s"`, field, escapeQuotes(f.Name))
+		if strings.ContainsFunc(f.Name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			// A raw control byte is not valid in a header: careful clients send such a name in
+			// its RFC 5987 form.
+			disposition = fmt.Sprintf(`form-data; name="%s"; filename*=UTF-8''%s`, field, url.PathEscape(f.Name))
+		}
+		h.Set("Content-Disposition", disposition)
 		h.Set("Content-Type", typ)
 		w, _ := mw.CreatePart(h)
 		_, _ = w.Write(f.Data)

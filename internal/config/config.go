@@ -63,6 +63,13 @@ type Config struct {
 	OIDCAudience string // VTS_OIDC_AUDIENCE
 	OIDCJWKSURL  string // VTS_OIDC_JWKS_URL: overrides discovery (Firebase publishes its keys here)
 
+	// Abuse limits: token buckets per client address and per user; a rate of 0 turns one off.
+	RateAddressRPS   float64 // VTS_RATE_ADDRESS_RPS (default 50)
+	RateAddressBurst int     // VTS_RATE_ADDRESS_BURST (default 500)
+	RateUserRPS      float64 // VTS_RATE_USER_RPS (default 20)
+	RateUserBurst    int     // VTS_RATE_USER_BURST (default 200)
+	TrustedProxies   string  // VTS_TRUSTED_PROXIES: CIDRs whose X-Forwarded-For names the client
+
 	LogLevel string // VTS_LOG_LEVEL: debug, info, warn, error
 }
 
@@ -147,6 +154,19 @@ func FromEnv() (Config, error) {
 			return Config{}, fmt.Errorf("VTS_TEST_ENGINE_LATENCY: %w", err)
 		}
 	}
+	if c.RateAddressRPS, err = envRate("VTS_RATE_ADDRESS_RPS", 50); err != nil {
+		return Config{}, err
+	}
+	if c.RateAddressBurst, err = envInt("VTS_RATE_ADDRESS_BURST", 500); err != nil {
+		return Config{}, err
+	}
+	if c.RateUserRPS, err = envRate("VTS_RATE_USER_RPS", 20); err != nil {
+		return Config{}, err
+	}
+	if c.RateUserBurst, err = envInt("VTS_RATE_USER_BURST", 200); err != nil {
+		return Config{}, err
+	}
+	c.TrustedProxies = os.Getenv("VTS_TRUSTED_PROXIES")
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Addr
 	}
@@ -170,6 +190,19 @@ func envInt(key string, def int) (int, error) {
 		return 0, fmt.Errorf("%s must be a positive integer, got %q", key, v)
 	}
 	return n, nil
+}
+
+// envRate reads a non-negative rate; 0 turns the limit off.
+func envRate(key string, def float64) (float64, error) {
+	v := os.Getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f != f {
+		return 0, fmt.Errorf("%s must be a non-negative number, got %q", key, v)
+	}
+	return f, nil
 }
 
 // EngineFor is the engine name that serves mode.

@@ -13,6 +13,12 @@ import (
 // MaxRunes bounds a sanitized name, extension included.
 const MaxRunes = 120
 
+// MaxBytes bounds a sanitized name in UTF-8 bytes: names become blob keys and, in a file bucket,
+// file names, which most file systems cap at 255 bytes. 120 CJK characters are 360 bytes, so the
+// rune bound alone does not hold that; 200 leaves room for a new extension, a " (12)" counter and
+// the bucket's ".attrs" sidecar.
+const MaxBytes = 200
+
 // Sanitize keeps the last path element of name, drops control, format (bidi override) and
 // path-significant characters, drops invalid UTF-8, trims dots and spaces at the ends, and
 // bounds the length while keeping the extension. It never returns "", ".", ".." or a name with a
@@ -51,6 +57,18 @@ func Sanitize(name, fallback string) string {
 		}
 		base := []rune(strings.TrimSuffix(name, ext))
 		name = strings.TrimRight(string(base[:MaxRunes-utf8.RuneCountInString(ext)]), " .") + ext
+	}
+	if len(name) > MaxBytes {
+		ext := path.Ext(name)
+		if len(ext) > 16 {
+			ext = ""
+		}
+		base := strings.TrimSuffix(name, ext)
+		cut := MaxBytes - len(ext)
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		name = strings.TrimRight(base[:cut], " .") + ext
 	}
 	return name
 }

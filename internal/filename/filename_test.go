@@ -28,6 +28,10 @@ func TestSanitize(t *testing.T) {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
 	}
+	wide := Sanitize(strings.Repeat("長", 1000)+".png", "page")
+	if len(wide) > MaxBytes || wide != strings.Repeat("長", (MaxBytes-4)/3)+".png" {
+		t.Errorf("long CJK name = %q (%d bytes)", wide, len(wide))
+	}
 	long := strings.Repeat("x", 1000) + ".png"
 	got := Sanitize(long, "page")
 	if utf8.RuneCountInString(got) != MaxRunes || !strings.HasSuffix(got, ".png") {
@@ -64,7 +68,7 @@ func FuzzSanitize(f *testing.F) {
 		if out == "" || out == "." || out == ".." || strings.ContainsAny(out, "/\\\x00") || !utf8.ValidString(out) {
 			t.Fatalf("Sanitize(%q) = %q", in, out)
 		}
-		if utf8.RuneCountInString(out) > MaxRunes {
+		if utf8.RuneCountInString(out) > MaxRunes || len(out) > MaxBytes {
 			t.Fatalf("too long: %q", out)
 		}
 		if Sanitize(out, "page") != out {

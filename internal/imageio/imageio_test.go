@@ -144,5 +144,19 @@ func FuzzInspect(f *testing.F) {
 			t.Fatalf("accepted %+v", info)
 		}
 		_ = jpegOrientation(data)
+		if format, err := Sniff(data); err == nil {
+			_ = CheckComplete(format, data[:min(len(data), 64)], data[max(0, len(data)-TailLen):], int64(len(data)))
+		}
+		// What the header lets through must decode without panicking, to the size it declared
+		// (turned upright for JPEG); small images only, to keep the fuzzer fast.
+		if err == nil && info.Width*info.Height <= 1<<16 {
+			img, got, derr := Decode(data)
+			if derr == nil {
+				b := img.Bounds()
+				if b.Dx() != got.Width || b.Dy() != got.Height || got.Width*got.Height != info.Width*info.Height {
+					t.Fatalf("header said %+v, decoded %v as %+v", info, b, got)
+				}
+			}
+		}
 	})
 }

@@ -1,0 +1,174 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/memblob"
+
+	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/plans"
+	"github.com/vtsproject/vts/workflows"
+)
+
+const fuzzBoundary = "vtsfuzz"
+
+type fuzzLanguages struct{}
+
+func (fuzzLanguages) Supports(src, dst, mode string) error {
+	if src == "xx" || dst == "xx" {
+		return &engine.UnsupportedError{Reason: "no xx", Supported: []string{"en"}}
+	}
+	return nil
+}
+
+// intakeServer is the real router and upload handler on an in-memory bucket, with the two seams
+// that need PostgreSQL and Temporal replaced: users are on the Free plan ("pro…" on Pro, "broke"
+// without credits) and every job is reserved.
+func intakeServer(t testing.TB) (http.Handler, *blob.Bucket) {
+	bucket := memblob.OpenBucket(nil)
+	t.Cleanup(func() { bucket.Close() })
+	s := &Server{Bucket: bucket, Languages: fuzzLanguages{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Limits: &Limits{}, Identity: &Auth{}}
+	s.checkUserHook = func(r *http.Request, userID string) (plans.Plan, error) {
+		if err := s.authorize(r, userID); err != nil {
+			return plans.Plan{}, err
+		}
+		switch {
+		case userID == "broke":
+			return plans.Free, &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits", Message: "none"}
+		case strings.HasPrefix(userID, "pro"):
+			return plans.Pro, nil
+		}
+		return plans.Free, nil
+	}
+	s.startJobHook = func(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
+		cost, err := plans.Cost(len(in.Pages), in.Mode, in.Resolution)
+		if err != nil {
+			return nil, err
+		}
+		return &activities.ReserveResult{Reserved: true, CreditsNeeded: cost}, nil
+	}
+	h := s.Handler()
+	t.Cleanup(s.Close)
+	return h, bucket
+}
+
+// postForm sends body to POST /api/translate and checks the invariants every answer keeps: no
+// 5xx, a 202 with a job or the JSON error shape, and no blob left behind by a refusal.
+func postForm(t *testing.T, h http.Handler, bucket *blob.Bucket, contentType string, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/api/translate", bytes.NewReader(body))
+	req.Header.Set("Content-Type", contentType)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	n, err := blobstore.Count(context.Background(), bucket, "jobs/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case w.Code >= 500:
+		t.Fatalf("%d %s", w.Code, w.Body)
+	case w.Code == http.StatusAccepted:
+		var a struct{ JobID string }
+		if json.Unmarshal(w.Body.Bytes(), &a) != nil || a.JobID == "" || n == 0 {
+			t.Fatalf("202 without a job: %s (%d blobs)", w.Body, n)
+		}
+		if _, err := blobstore.DeletePrefix(context.Background(), bucket, "jobs/"); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		var e struct {
+			Error *struct{ Code, Message string }
+		}
+		if w.Code < 400 || json.Unmarshal(w.Body.Bytes(), &e) != nil || e.Error == nil || e.Error.Code == "" || e.Error.Message == "" {
+			t.Fatalf("%d outside the error shape: %q", w.Code, w.Body)
+		}
+		if n != 0 {
+			t.Fatalf("%d %s left %d blobs", w.Code, e.Error.Code, n)
+		}
+	}
+	return w
+}
+
+// FuzzUpload drives the upload intake with arbitrary multipart bodies. Seeds: testdata/fuzz/FuzzUpload
+// (written by testdata/hostile/gen.go) and the forms below.
+func FuzzUpload(f *testing.F) {
+	page, err := os.ReadFile(filepath.Join("..", "testdata", "hostile", "page.png"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(fuzzForm(f, [][2]string{{"userId", "u"}}, "p.png", page))
+	f.Add(fuzzForm(f, [][2]string{{"userId", "pro-1"}, {"mode", "advanced"}}, "../p.png", page))
+	h, bucket := intakeServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		postForm(t, h, bucket, "multipart/form-data; boundary="+fuzzBoundary, body)
+	})
+}
+
+func fuzzForm(t testing.TB, fields [][2]string, name string, data []byte) []byte {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	if err := mw.SetBoundary(fuzzBoundary); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range fields {
+		_ = mw.WriteField(kv[0], kv[1])
+	}
+	w, _ := mw.CreateFormFile("images", name)
+	_, _ = w.Write(data)
+	_ = mw.Close()
+	return buf.Bytes()
+}
+
+// Pages sent before userId may not exceed maxBytesBeforeUser in all: the credential is checked
+// at userId, and nothing unauthenticated should fill the bucket.
+func TestUserIDFirst(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "testdata", "hostile", "page.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := maxBytesBeforeUser
+	maxBytesBeforeUser = int64(2*len(page) + 1)
+	t.Cleanup(func() { maxBytesBeforeUser = old })
+	h, bucket := intakeServer(t)
+	form := func(userFirst bool, pages int) []byte {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		if userFirst {
+			_ = mw.WriteField("userId", "u")
+		}
+		for i := 0; i < pages; i++ {
+			w, _ := mw.CreateFormFile("images", fmt.Sprintf("p%d.png", i))
+			_, _ = w.Write(page)
+		}
+		if !userFirst {
+			_ = mw.WriteField("userId", "u")
+		}
+		_ = mw.Close()
+		return bytes.ReplaceAll(buf.Bytes(), []byte(mw.Boundary()), []byte(fuzzBoundary))
+	}
+	ct := "multipart/form-data; boundary=" + fuzzBoundary
+	if w := postForm(t, h, bucket, ct, form(false, 2)); w.Code != http.StatusAccepted {
+		t.Fatalf("two pages before userId: %d %s", w.Code, w.Body)
+	}
+	if w := postForm(t, h, bucket, ct, form(false, 3)); w.Code != http.StatusRequestEntityTooLarge || !strings.Contains(w.Body.String(), "user_id_first") {
+		t.Fatalf("three pages before userId: %d %s", w.Code, w.Body)
+	}
+	if w := postForm(t, h, bucket, ct, form(true, 3)); w.Code != http.StatusAccepted {
+		t.Fatalf("three pages after userId: %d %s", w.Code, w.Body)
+	}
+}

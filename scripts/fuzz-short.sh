@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for a short while (FUZZTIME, default 20s each) from the committed seed
+# corpora (testdata/fuzz/<Name>/ in each package). A failure leaves its input under that
+# directory: commit it with the fix, and it stays a regression test of plain `go test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZTIME="${FUZZTIME:-20s}"
+targets=(
+	"./internal/filename FuzzSanitize"
+	"./internal/imageio FuzzInspect"
+	"./api FuzzUpload"
+)
+for t in "${targets[@]}"; do
+	read -r pkg name <<<"$t"
+	echo "== $name ($pkg, $FUZZTIME)"
+	go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME"
+done
