@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -50,5 +51,28 @@ func TestJobSurvivesWorkerRestart(t *testing.T) {
 	}
 	if reserves != 1 {
 		t.Fatalf("%d ledger rows for the job, want exactly its reservation", reserves)
+	}
+}
+
+// A worker whose activity slots are all taken by long page translations still accepts uploads:
+// the reservation the upload waits on does not queue behind pages.
+func TestUploadAcceptedWhileWorkerIsBusy(t *testing.T) {
+	eng := &testengine.Engine{BlockSubstring: "slow"}
+	env := apitest.Start(t, apitest.Options{Engine: eng, Parallelism: 8})
+	ctx := context.Background()
+	if _, err := env.Store.SetPlan(ctx, "busy", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	var files []apitest.File
+	for i := 0; i < 8; i++ { // as many as the worker runs at once
+		files = append(files, apitest.File{Name: fmt.Sprintf("slow%d.png", i), Data: apitest.PNG(t, 10, 10, byte(i))})
+	}
+	if r := env.Upload([][2]string{{"userId", "busy"}}, files...); r.Status != 202 {
+		t.Fatalf("first upload: %d %s", r.Status, r.Body)
+	}
+	waitFor(t, func() bool { return eng.Calls() == 8 }) // every slot is translating
+	r := env.Upload([][2]string{{"userId", "busy"}}, apitest.File{Name: "next.png", Data: apitest.PNG(t, 10, 10, 9)})
+	if r.Status != 202 {
+		t.Fatalf("upload while the worker is busy: %d %s", r.Status, r.Body)
 	}
 }

@@ -18,6 +18,11 @@ const (
 	ReserveUpdate = "reserve"
 	// reserveDeadline bounds how long a started job waits for its reservation.
 	reserveDeadline = 5 * time.Minute
+	// reserveCreditsActivity is the registered name of Activities.ReserveCredits, which runs as a
+	// local activity (called by name, as local activities on a struct must be).
+	reserveCreditsActivity = "ReserveCredits"
+	// reserveLocalChange is the GetVersion change ID of moving the reservation to a local activity.
+	reserveLocalChange = "reserve-as-local-activity"
 )
 
 // JobWorkflowID is the ID of a job's TranslateJob workflow.

@@ -83,18 +83,28 @@ func (j *translateJob) setup(ctx workflow.Context) error {
 	})
 }
 
-// reserve runs the reservation activity and hands its outcome to the upload.
+// reserve runs the reservation and hands its outcome to the upload. It is a local activity: the
+// upload waits on it, and a regular activity would queue behind page translations for the
+// worker's activity slots, so a busy worker would make uploads time out. Jobs started before
+// this change ran it as a regular activity; GetVersion keeps replaying those as they ran.
 func (j *translateJob) reserve(ctx workflow.Context) (*activities.ReserveResult, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 5},
-	})
-	var res activities.ReserveResult
-	err := workflow.ExecuteActivity(ctx, a.ReserveCredits, activities.ReserveInput{Job: store.NewJob{
+	in := activities.ReserveInput{Job: store.NewJob{
 		ID: j.in.JobID, UserID: j.in.UserID, Mode: j.in.Mode, Resolution: j.in.Resolution, SourceLang: j.in.SourceLang,
 		TargetLang: j.in.TargetLang, CustomPrompt: j.in.CustomPrompt, Pages: len(j.in.Pages),
-	}}).Get(ctx, &res)
-	if err != nil {
+	}}
+	retry := &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 5}
+	var fut workflow.Future
+	if workflow.GetVersion(ctx, reserveLocalChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		fut = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: 30 * time.Second, RetryPolicy: retry,
+		}), a.ReserveCredits, in)
+	} else {
+		fut = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: 10 * time.Second, RetryPolicy: retry,
+		}), reserveCreditsActivity, in)
+	}
+	var res activities.ReserveResult
+	if err := fut.Get(ctx, &res); err != nil {
 		res = activities.ReserveResult{Code: "unavailable", Message: "credits could not be reserved; try again"}
 	}
 	j.reservation = &res
