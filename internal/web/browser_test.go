@@ -11,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/apitest"
+	"github.com/vtsproject/vts/internal/engine/testengine"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }
@@ -162,6 +164,11 @@ func TestBrowserTranslatesPages(t *testing.T) {
 	if len(s.Recent) != 1 || !strings.Contains(s.Recent[0], "completed") || !strings.Contains(s.Recent[0], s.JobID[:8]) {
 		t.Errorf("recent jobs %q; want this job, completed", s.Recent)
 	}
+	var names []string
+	p.eval(`[...document.querySelectorAll('#gallery .result-name')].map((e) => e.textContent)`, &names)
+	if !slices.Equal(names, []string{"page1.png", "page2.png"}) {
+		t.Errorf("gallery %q, want the upload order", names)
+	}
 	var hrefs []string
 	p.eval(`[...document.querySelectorAll('#gallery a')].map((a) => a.getAttribute('href'))`, &hrefs)
 	for _, h := range hrefs {
@@ -210,6 +217,50 @@ func TestBrowserTranslatesPages(t *testing.T) {
 	if remembered != user {
 		t.Errorf("user ID after reload %q, want %q", remembered, user)
 	}
+	noProblems(t, b)
+}
+
+// A page that fails is listed with its message, the others are shown, the progress is
+// followed as it goes, and the failed page's credit comes back.
+func TestBrowserShowsFailedPages(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{FailSubstring: "bad", Latency: 300 * time.Millisecond}, Parallelism: 1})
+	b := startBrowser(t)
+	p := b.newPage(1000, 900)
+	p.navigate(env.URL + "/")
+	p.typeInto("#user-id", "team-"+uuid.NewString()[:8])
+	p.setFiles("#files", writeFiles(t, map[string][]byte{
+		"a-good.png": apitest.PNG(t, 60, 80, 1),
+		"b-bad.png":  apitest.PNG(t, 60, 80, 2),
+		"c-good.png": apitest.PNG(t, 60, 80, 3),
+	})...)
+	p.until("three thumbnails", func(s pageState) bool { return s.Thumbs == 3 })
+	p.click("#upload")
+	sawProgress := false
+	s := p.until("the job to complete", func(s pageState) bool {
+		if s.Status == "processing" && strings.Contains(s.ProgressText, "now: ") {
+			sawProgress = true
+		}
+		return s.Status == "completed" && s.Loaded == 2 && s.Allowance == "8 credits"
+	})
+	if !sawProgress {
+		t.Error("never saw the job processing with its current file")
+	}
+	var failures []string
+	p.eval(`[...document.querySelectorAll('#failure-list li')].map((e) => e.textContent)`, &failures)
+	if len(failures) != 1 || !strings.HasPrefix(failures[0], "b-bad.png: ") || len(failures[0]) <= len("b-bad.png: ") {
+		t.Errorf("failed pages shown: %q", failures)
+	}
+	if s.Download != "/api/download/"+s.JobID {
+		t.Errorf("download link %q", s.Download)
+	}
+	if s.ProgressText != "3 of 3 pages — completed — 1 could not be translated" {
+		t.Errorf("progress text %q", s.ProgressText)
+	}
+	shot := filepath.Join(screenshotDir(t), "failed-page.png")
+	if err := os.WriteFile(shot, p.screenshot(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", shot)
 	noProblems(t, b)
 }
 

@@ -361,6 +361,8 @@ function renderJob(job) {
   bar.value = Math.min(progress, bar.max);
   let text = `${progress} of ${total} page${total === 1 ? '' : 's'} — ${job.status}`;
   if (job.status === 'processing' && job.currentFile) text += ` — now: ${job.currentFile}`;
+  const failed = (job.errors || []).length;
+  if (failed) text += ` — ${failed} could not be translated`;
   $('job-progress-text').textContent = text;
 
   const gallery = $('gallery');
