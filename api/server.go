@@ -19,6 +19,7 @@ import (
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/web"
 	"github.com/vtsproject/vts/workflows"
 )
 
@@ -89,6 +90,7 @@ func (s *Server) Handler() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, newError(http.StatusNotFound, "not_found", "no such endpoint"))
 	})
+	r.NotFound(web.Fallback(r.NotFoundHandler()).ServeHTTP) // the web page at / (not API: not in openapi.yaml)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, newError(http.StatusMethodNotAllowed, "method_not_allowed", "this endpoint does not take "+r.Method))
 	})

@@ -6,6 +6,8 @@ set -euo pipefail
 
 packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-ocr-osd apertium apertium-eng-spa
   fonts-noto-core fonts-dejavu-core)
+# The web page's tests drive a headless Chromium; the service itself does not need it.
+if [ "${1:-}" = "--test" ]; then packages+=(chromium); fi
 temporal_version=v1.5.1
 stripe_mock_version=v0.203.0
 

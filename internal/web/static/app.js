@@ -1,0 +1,570 @@
+// The vts page: choose pages, upload them, follow the job, download the result. Plain DOM code;
+// everything that comes from the user or the server is inserted as text, never as HTML.
+'use strict';
+
+const LANGUAGES = [
+  ['ar', 'Arabic'], ['bg', 'Bulgarian'], ['bn', 'Bengali'], ['ca', 'Catalan'], ['cs', 'Czech'],
+  ['da', 'Danish'], ['de', 'German'], ['el', 'Greek'], ['en', 'English'], ['es', 'Spanish'],
+  ['et', 'Estonian'], ['fa', 'Persian'], ['fi', 'Finnish'], ['fr', 'French'],
+  ['he', 'Hebrew'], ['hi', 'Hindi'], ['hr', 'Croatian'], ['hu', 'Hungarian'], ['id', 'Indonesian'],
+  ['it', 'Italian'], ['ja', 'Japanese'], ['ko', 'Korean'], ['lt', 'Lithuanian'], ['lv', 'Latvian'],
+  ['ms', 'Malay'], ['nl', 'Dutch'], ['no', 'Norwegian'], ['pl', 'Polish'], ['pt', 'Portuguese'],
+  ['ro', 'Romanian'], ['ru', 'Russian'], ['sk', 'Slovak'], ['sl', 'Slovenian'], ['sr', 'Serbian'],
+  ['sv', 'Swedish'], ['sw', 'Swahili'], ['ta', 'Tamil'], ['th', 'Thai'], ['tl', 'Tagalog'],
+  ['tr', 'Turkish'], ['uk', 'Ukrainian'], ['ur', 'Urdu'], ['vi', 'Vietnamese'], ['zh', 'Chinese'],
+  ['zh-Hans', 'Chinese (Simplified)'], ['zh-Hant', 'Chinese (Traditional)'],
+];
+
+// The spec's cost rule: ceil(pages × resolution multiplier × mode multiplier).
+const RESOLUTION_MULTIPLIER = { original: 1, '1K': 1, '2K': 2, '4K': 4 };
+const MODE_MULTIPLIER = { fast: 0.5, standard: 1, advanced: 2 };
+// Largest file per plan, in MB (the server enforces it; the page only warns).
+const PLAN_MAX_MB = { free: 5, starter: 10, standard: 25, pro: 50 };
+const ACCEPTED_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+const MAX_FILES = 200;
+const RECENT_KEY = 'vts.recentJobs';
+const USER_KEY = 'vts.userId';
+const TOKEN_KEY = 'vts.token';
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function credits(pages, resolution, mode) {
+  if (pages === 0) return 0;
+  return Math.ceil(pages * (RESOLUTION_MULTIPLIER[resolution] || 1) * (MODE_MULTIPLIER[mode] || 1));
+}
+
+function formatBytes(n) {
+  if (n < 1024) return n + ' B';
+  if (n < 1024 * 1024) return (n / 1024).toFixed(1) + ' KB';
+  return (n / (1024 * 1024)).toFixed(1) + ' MB';
+}
+
+function storageGet(store, key) {
+  try { return store.getItem(key) || ''; } catch { return ''; }
+}
+function storageSet(store, key, value) {
+  try { if (value) store.setItem(key, value); else store.removeItem(key); } catch { /* private mode */ }
+}
+
+// ---- state ----
+const state = {
+  files: [],          // {file, url}
+  account: null,
+  job: null,          // {id, source: EventSource|null, results: Map, deleteArmed: bool}
+};
+
+function userId() { return $('user-id').value.trim(); }
+
+function authHeaders(extra) {
+  const h = Object.assign({}, extra || {});
+  const token = $('token').value.trim();
+  if (token) h.Authorization = 'Bearer ' + token;
+  return h;
+}
+
+// apiError turns a non-2xx answer into a readable message: the API's {"error":{code,message}}.
+async function apiError(resp) {
+  let code = '', message = '', details = null;
+  try {
+    const body = await resp.json();
+    if (body && body.error) ({ code, message, details } = body.error);
+  } catch { /* not JSON */ }
+  return describeError(resp.status, code, message, details, resp.headers.get('Retry-After'));
+}
+
+function describeError(status, code, message, details, retryAfter) {
+  let text = message || ('the server answered ' + status);
+  if (status === 402 && details && details.creditsNeeded !== undefined) {
+    text += ` (this upload needs ${details.creditsNeeded} credits; you have ${details.creditsAvailable ?? 0})`;
+  }
+  if (status === 429 && retryAfter) text += ` Try again in ${retryAfter} s.`;
+  const title = {
+    400: 'The request was refused', 401: 'Not signed in', 402: 'Not enough credits', 403: 'Not allowed',
+    404: 'Not found', 409: 'Not ready', 410: 'Expired', 413: 'Too large', 415: 'Unsupported file',
+    422: 'Unreadable image', 429: 'Too many jobs at once', 503: 'Service unavailable',
+  }[status] || 'Error';
+  return { status, code, title, text };
+}
+
+function showError(box, err) {
+  box.replaceChildren(
+    el('strong', { text: `${err.title} (${err.status}${err.code ? ' ' + err.code : ''})` }),
+    el('span', { text: ': ' + err.text }));
+  box.hidden = false;
+}
+
+function hideError(box) {
+  box.hidden = true;
+  box.replaceChildren();
+}
+
+// ---- account ----
+async function refreshAccount() {
+  const id = userId();
+  const note = $('acct-note');
+  if (!id) {
+    state.account = null;
+    renderAccount();
+    note.textContent = 'Enter a user ID to see your credits.';
+    return;
+  }
+  try {
+    const resp = await fetch('/api/account?userId=' + encodeURIComponent(id), { headers: authHeaders() });
+    if (id !== userId()) return; // the field changed meanwhile
+    if (!resp.ok) {
+      const err = await apiError(resp);
+      state.account = null;
+      renderAccount();
+      note.textContent = `${err.title}: ${err.text}`;
+      return;
+    }
+    state.account = await resp.json();
+    note.textContent = '';
+    renderAccount();
+  } catch {
+    note.textContent = 'The service does not answer.';
+  }
+}
+
+function renderAccount() {
+  const a = state.account;
+  const plan = a && a.plan ? a.plan.charAt(0).toUpperCase() + a.plan.slice(1) : '—';
+  $('acct-plan').textContent = plan;
+  $('acct-allowance').textContent = a ? `${a.allowanceCredits} credits` : '—';
+  $('acct-purchased').textContent = a ? `${a.purchasedCredits} credits` : '—';
+  let period = '—';
+  if (a && a.periodEnd && !a.periodEnd.startsWith('0001-')) {
+    const d = new Date(a.periodEnd);
+    if (!isNaN(d)) period = d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  }
+  $('acct-period').textContent = period;
+  $('acct-period').title = a && a.periodEnd ? a.periodEnd : '';
+  renderSummary();
+}
+
+// ---- choosing files ----
+function addFiles(list) {
+  const rejected = [];
+  for (const file of list) {
+    const ext = (file.name.split('.').pop() || '').toLowerCase();
+    const okType = ACCEPTED_TYPES.includes(file.type) || ['jpg', 'jpeg', 'png', 'webp'].includes(ext);
+    if (!okType) { rejected.push(file.name); continue; }
+    if (state.files.some((f) => f.file.name === file.name && f.file.size === file.size && f.file.lastModified === file.lastModified)) continue;
+    state.files.push({ file, url: URL.createObjectURL(file) });
+  }
+  renderFiles(rejected);
+}
+
+function removeFile(index) {
+  const [gone] = state.files.splice(index, 1);
+  if (gone) URL.revokeObjectURL(gone.url);
+  renderFiles([]);
+}
+
+function clearFiles() {
+  for (const f of state.files) URL.revokeObjectURL(f.url);
+  state.files = [];
+  $('files').value = '';
+  renderFiles([]);
+}
+
+function renderFiles(rejected) {
+  const thumbs = $('thumbs');
+  thumbs.replaceChildren(...state.files.map((f, i) => el('li', { class: 'thumb' },
+    el('img', { src: f.url, alt: '', loading: 'lazy', decoding: 'async', onerror: (e) => e.target.parentNode.classList.add('broken') }),
+    el('span', { class: 'thumb-nopreview', text: 'No preview' }),
+    el('span', { class: 'thumb-name', text: f.file.name, title: f.file.name }),
+    el('span', { class: 'thumb-size', text: formatBytes(f.file.size) }),
+    el('button', { type: 'button', class: 'thumb-remove', 'aria-label': 'Remove ' + f.file.name, text: '×', onclick: () => removeFile(i) }))));
+  $('clear-files').hidden = state.files.length === 0;
+  const warn = [];
+  if (rejected.length) warn.push(`Not a JPG, PNG or WebP, left out: ${rejected.join(', ')}.`);
+  state.rejected = warn;
+  renderSummary();
+}
+
+function renderSummary() {
+  const n = state.files.length;
+  const total = state.files.reduce((s, f) => s + f.file.size, 0);
+  $('file-summary').textContent = n === 0 ? 'No pages chosen.' : `${n} page${n === 1 ? '' : 's'}, ${formatBytes(total)} in all.`;
+  const cost = credits(n, $('resolution').value, $('mode').value);
+  const a = state.account;
+  let text = n ? `Cost: ${cost} credit${cost === 1 ? '' : 's'}` : '';
+  if (n && a) {
+    const have = a.allowanceCredits + a.purchasedCredits;
+    text += ` — you have ${have}`;
+    $('cost').classList.toggle('short', have < cost);
+  } else {
+    $('cost').classList.remove('short');
+  }
+  $('cost').textContent = text;
+  const warn = (state.rejected || []).slice();
+  if (n > MAX_FILES) warn.push(`At most ${MAX_FILES} pages per upload.`);
+  const maxMB = a ? PLAN_MAX_MB[a.plan] : 0;
+  if (maxMB) {
+    const big = state.files.filter((f) => f.file.size > maxMB * 1024 * 1024).map((f) => f.file.name);
+    if (big.length) warn.push(`Larger than your plan's ${maxMB} MB per file: ${big.join(', ')}.`);
+  }
+  $('file-warnings').textContent = warn.join(' ');
+  $('file-warnings').hidden = warn.length === 0;
+}
+
+// ---- upload ----
+function upload(event) {
+  event.preventDefault();
+  const box = $('error');
+  hideError(box);
+  const id = userId();
+  if (!id) {
+    showError(box, { status: 400, code: '', title: 'User ID missing', text: 'enter your user ID first.' });
+    $('user-id').focus();
+    return;
+  }
+  if (state.files.length === 0) {
+    showError(box, { status: 400, code: '', title: 'No pages', text: 'choose at least one page image.' });
+    return;
+  }
+  // userId first, so that the server applies the plan's limits while the files stream in.
+  const form = new FormData();
+  form.append('userId', id);
+  form.append('sourceLang', $('source-lang').value);
+  form.append('targetLang', $('target-lang').value);
+  form.append('mode', $('mode').value);
+  form.append('resolution', $('resolution').value);
+  const prompt = $('prompt').value.trim();
+  if (prompt) form.append('customPrompt', prompt);
+  for (const f of state.files) form.append('images', f.file, f.file.name);
+
+  const button = $('upload');
+  const status = $('upload-status');
+  button.disabled = true;
+  status.textContent = 'Uploading…';
+  const xhr = new XMLHttpRequest();
+  xhr.open('POST', '/api/translate');
+  for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
+  xhr.upload.addEventListener('progress', (e) => {
+    if (e.lengthComputable) status.textContent = `Uploading… ${Math.round((100 * e.loaded) / e.total)}%`;
+  });
+  xhr.addEventListener('load', () => {
+    button.disabled = false;
+    let body = null;
+    try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+    if (xhr.status >= 200 && xhr.status < 300 && body && body.jobId) {
+      status.textContent = `Accepted: ${body.creditsNeeded} credit${body.creditsNeeded === 1 ? '' : 's'} reserved.`;
+      rememberJob({ id: body.jobId, userId: id, pages: state.files.length, created: new Date().toISOString(), status: 'pending' });
+      clearFiles();
+      follow(body.jobId);
+      refreshAccount();
+      return;
+    }
+    status.textContent = '';
+    const e = body && body.error ? body.error : {};
+    showError(box, describeError(xhr.status, e.code, e.message, e.details, xhr.getResponseHeader('Retry-After')));
+    refreshAccount();
+  });
+  xhr.addEventListener('error', () => {
+    button.disabled = false;
+    status.textContent = '';
+    showError(box, { status: 0, code: '', title: 'Upload failed', text: 'the connection broke. The server may have refused a file that is too large, or it is not reachable.' });
+  });
+  xhr.send(form);
+}
+
+// ---- following a job ----
+function follow(jobId) {
+  stopFollowing();
+  state.job = { id: jobId, source: null, results: new Map(), deleteArmed: false, done: false };
+  const section = $('job');
+  section.hidden = false;
+  $('job-id').textContent = jobId;
+  $('job-status').textContent = 'connecting';
+  $('job-status').className = 'badge';
+  $('job-progress').value = 0;
+  $('job-progress').max = 1;
+  $('job-progress-text').textContent = '';
+  $('gallery').replaceChildren();
+  $('gallery-title').hidden = true;
+  $('failure-list').replaceChildren();
+  $('failures').hidden = true;
+  $('job-actions').hidden = true;
+  hideError($('job-error'));
+  resetDelete();
+  section.scrollIntoView({ behavior: 'smooth', block: 'start' });
+
+  const source = new EventSource('/api/jobs/' + encodeURIComponent(jobId) + '/events');
+  state.job.source = source;
+  source.onmessage = (e) => {
+    let job;
+    try { job = JSON.parse(e.data); } catch { return; }
+    if (!state.job || state.job.id !== jobId) return;
+    renderJob(job);
+    if (job.status === 'completed' || job.status === 'failed') {
+      source.close();
+      state.job.source = null;
+      finished(job);
+    }
+  };
+  source.onerror = () => {
+    // The browser reconnects by itself unless the answer was not a stream (404, for example).
+    if (source.readyState === EventSource.CLOSED && state.job && state.job.id === jobId && !state.job.done) {
+      state.job.source = null;
+      poll(jobId);
+    }
+  };
+}
+
+function stopFollowing() {
+  if (state.job && state.job.source) state.job.source.close();
+  state.job = null;
+}
+
+// poll reads the job once, for a stream that could not be opened.
+async function poll(jobId) {
+  try {
+    const resp = await fetch('/api/jobs/' + encodeURIComponent(jobId), { headers: authHeaders() });
+    if (!state.job || state.job.id !== jobId) return;
+    if (!resp.ok) {
+      const err = await apiError(resp);
+      $('job-status').textContent = resp.status === 404 ? 'deleted' : resp.status === 410 ? 'expired' : 'error';
+      showError($('job-error'), err);
+      updateRecent(jobId, resp.status === 404 ? 'deleted' : resp.status === 410 ? 'expired' : 'unknown');
+      return;
+    }
+    const job = await resp.json();
+    renderJob(job);
+    if (job.status === 'completed' || job.status === 'failed') finished(job);
+    else setTimeout(() => { if (state.job && state.job.id === jobId && !state.job.source) follow(jobId); }, 2000);
+  } catch {
+    showError($('job-error'), { status: 0, code: '', title: 'Connection lost', text: 'the service does not answer; reload the page to try again.' });
+  }
+}
+
+function renderJob(job) {
+  const total = job.total || 0;
+  const progress = job.progress || 0;
+  $('job-status').textContent = job.status;
+  $('job-status').className = 'badge ' + job.status;
+  const bar = $('job-progress');
+  bar.max = Math.max(total, 1);
+  bar.value = Math.min(progress, bar.max);
+  let text = `${progress} of ${total} page${total === 1 ? '' : 's'} — ${job.status}`;
+  if (job.status === 'processing' && job.currentFile) text += ` — now: ${job.currentFile}`;
+  const failed = (job.errors || []).length;
+  if (failed) text += ` — ${failed} could not be translated`;
+  $('job-progress-text').textContent = text;
+
+  const gallery = $('gallery');
+  for (const r of job.results || []) {
+    if (!r || typeof r.url !== 'string' || !r.url.startsWith('/api/outputs/') || state.job.results.has(r.url)) continue;
+    const name = r.sourceFilename || r.url.split('/').pop();
+    const item = el('li', { class: 'result' },
+      el('a', { href: r.url, target: '_blank', rel: 'noopener', title: 'Open ' + name + ' full size' },
+        el('img', { src: r.url, alt: 'Translated ' + name, loading: 'lazy', decoding: 'async' })),
+      el('span', { class: 'result-name', text: name }));
+    state.job.results.set(r.url, item);
+  }
+  // In the server's order (upload order), whatever order the pages finished in.
+  for (const r of job.results || []) {
+    const item = r && state.job.results.get(r.url);
+    if (item) gallery.append(item);
+  }
+  $('gallery-title').hidden = state.job.results.size === 0;
+
+  const errors = job.errors || [];
+  $('failure-list').replaceChildren(...errors.map((e) => el('li', {},
+    el('strong', { text: e.sourceFilename || 'page' }), el('span', { text: ': ' + (e.message || 'failed') }))));
+  $('failures').hidden = errors.length === 0;
+  updateRecent(job.id || state.job.id, job.status);
+}
+
+function finished(job) {
+  state.job.done = true;
+  if (job.status === 'completed') {
+    $('download').href = '/api/download/' + encodeURIComponent(job.id || state.job.id);
+    $('job-actions').hidden = false;
+  } else {
+    $('job-actions').hidden = false;
+    $('download').hidden = true;
+    if (!(job.errors || []).length) {
+      showError($('job-error'), { status: 0, code: '', title: 'Job failed', text: 'no page could be translated; its credits were refunded.' });
+    }
+  }
+  if (job.status === 'completed') $('download').hidden = false;
+  refreshAccount();
+}
+
+// ---- deleting ----
+function resetDelete() {
+  const b = $('delete');
+  b.textContent = 'Delete project';
+  b.disabled = false;
+  if (state.job) state.job.deleteArmed = false;
+}
+
+async function deleteProject() {
+  if (!state.job) return;
+  const b = $('delete');
+  if (!state.job.deleteArmed) {
+    state.job.deleteArmed = true;
+    b.textContent = 'Really delete? Click again';
+    return;
+  }
+  const jobId = state.job.id;
+  b.disabled = true;
+  try {
+    const resp = await fetch('/api/projects/' + encodeURIComponent(jobId), {
+      method: 'DELETE',
+      headers: authHeaders({ 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ userId: userId() }),
+    });
+    if (!resp.ok && resp.status !== 404) {
+      showError($('job-error'), await apiError(resp));
+      resetDelete();
+      return;
+    }
+    updateRecent(jobId, 'deleted');
+    stopFollowing();
+    $('job').hidden = true;
+    $('upload-status').textContent = 'Project deleted.';
+    refreshAccount();
+  } catch {
+    showError($('job-error'), { status: 0, code: '', title: 'Delete failed', text: 'the service does not answer.' });
+    resetDelete();
+  }
+}
+
+// ---- recent jobs ----
+function loadRecent() {
+  try {
+    const v = JSON.parse(storageGet(localStorage, RECENT_KEY) || '[]');
+    return Array.isArray(v) ? v.filter((j) => j && typeof j.id === 'string') : [];
+  } catch { return []; }
+}
+
+function saveRecent(list) {
+  storageSet(localStorage, RECENT_KEY, JSON.stringify(list.slice(0, 30)));
+  renderRecent();
+}
+
+function rememberJob(job) {
+  saveRecent([job, ...loadRecent().filter((j) => j.id !== job.id)]);
+}
+
+function updateRecent(jobId, status) {
+  const list = loadRecent();
+  const j = list.find((x) => x.id === jobId);
+  if (j && j.status !== status) {
+    j.status = status;
+    saveRecent(list);
+  }
+}
+
+function forgetJob(jobId) {
+  saveRecent(loadRecent().filter((j) => j.id !== jobId));
+}
+
+function renderRecent() {
+  const list = loadRecent();
+  $('recent-empty').hidden = list.length > 0;
+  $('recent').replaceChildren(...list.map((j) => {
+    const when = new Date(j.created);
+    const status = j.status || 'unknown';
+    const gone = status === 'deleted' || status === 'expired';
+    return el('li', { class: 'recent-item' },
+      el('span', { class: 'badge ' + status, text: status }),
+      el('span', { class: 'recent-main' },
+        el('code', { text: j.id.slice(0, 8) }),
+        el('span', { class: 'muted', text: ` ${j.pages || '?'} page${j.pages === 1 ? '' : 's'} · ${isNaN(when) ? '' : when.toLocaleString()}` })),
+      el('span', { class: 'recent-actions' },
+        gone ? '' : el('button', { type: 'button', class: 'secondary small', text: 'Open', 'aria-label': 'Open job ' + j.id, onclick: () => follow(j.id) }),
+        status === 'completed' ? el('a', { class: 'button secondary small', href: '/api/download/' + encodeURIComponent(j.id), download: '', text: 'ZIP', 'aria-label': 'Download the ZIP of job ' + j.id }) : '',
+        el('button', { type: 'button', class: 'secondary small', text: 'Forget', 'aria-label': 'Forget job ' + j.id, onclick: () => forgetJob(j.id) })));
+  }));
+}
+
+async function refreshRecent() {
+  const list = loadRecent();
+  await Promise.all(list.map(async (j) => {
+    if (j.status === 'deleted' || j.status === 'expired') return;
+    try {
+      const resp = await fetch('/api/jobs/' + encodeURIComponent(j.id), { headers: authHeaders() });
+      if (resp.ok) j.status = (await resp.json()).status || j.status;
+      else if (resp.status === 404) j.status = 'deleted';
+      else if (resp.status === 410) j.status = 'expired';
+    } catch { /* keep what we knew */ }
+  }));
+  // Merge onto the current list, which may have changed while we asked.
+  const now = loadRecent();
+  for (const j of now) {
+    const fresh = list.find((x) => x.id === j.id);
+    if (fresh) j.status = fresh.status;
+  }
+  saveRecent(now);
+}
+
+// ---- start ----
+function fillLanguages() {
+  const src = $('source-lang');
+  const dst = $('target-lang');
+  for (const [code, name] of LANGUAGES) {
+    src.append(el('option', { value: code, text: `${name} (${code})` }));
+    const o = el('option', { value: code, text: `${name} (${code})` });
+    if (code === 'en') o.selected = true;
+    dst.append(o);
+  }
+}
+
+function init() {
+  fillLanguages();
+  $('user-id').value = storageGet(localStorage, USER_KEY);
+  $('token').value = storageGet(sessionStorage, TOKEN_KEY);
+  let timer = 0;
+  $('user-id').addEventListener('input', () => {
+    storageSet(localStorage, USER_KEY, userId());
+    clearTimeout(timer);
+    timer = setTimeout(refreshAccount, 400);
+  });
+  $('user-id').addEventListener('change', refreshAccount);
+  $('token').addEventListener('change', () => {
+    storageSet(sessionStorage, TOKEN_KEY, $('token').value.trim());
+    refreshAccount();
+  });
+
+  $('files').addEventListener('change', (e) => addFiles(e.target.files));
+  const drop = $('drop');
+  for (const t of ['dragenter', 'dragover']) {
+    drop.addEventListener(t, (e) => { e.preventDefault(); drop.classList.add('over'); });
+  }
+  for (const t of ['dragleave', 'drop']) {
+    drop.addEventListener(t, () => drop.classList.remove('over'));
+  }
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    if (e.dataTransfer && e.dataTransfer.files) addFiles(e.dataTransfer.files);
+  });
+  $('clear-files').addEventListener('click', clearFiles);
+  $('mode').addEventListener('change', renderSummary);
+  $('resolution').addEventListener('change', renderSummary);
+  $('upload-form').addEventListener('submit', upload);
+  $('delete').addEventListener('click', deleteProject);
+  $('recent-refresh').addEventListener('click', refreshRecent);
+
+  renderFiles([]);
+  renderRecent();
+  refreshAccount();
+  refreshRecent();
+}
+
+init();
