@@ -3,6 +3,8 @@ package web_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"os"
@@ -15,8 +17,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/identity"
+	"github.com/vtsproject/vts/internal/identity/oidctest"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }
@@ -268,14 +273,29 @@ func TestBrowserShowsFailedPages(t *testing.T) {
 func TestBrowserShowsErrors(t *testing.T) {
 	var mu sync.Mutex
 	auth := map[string]string{} // method and path → the last Authorization header
-	env := apitest.Start(t, apitest.Options{Wrap: func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			auth[r.Method+" "+r.URL.Path] = r.Header.Get("Authorization")
-			mu.Unlock()
-			next.ServeHTTP(w, r)
-		})
-	}})
+	var idemKeys []string       // the Idempotency-Key of each upload
+	// A deployment with an identity provider: the page sends the user's ID token with every request.
+	iss := oidctest.New(t)
+	verifier, err := identity.New(identity.Options{Issuer: iss.URL, Audience: iss.Audience, Client: iss.Client(),
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "scanlator-" + uuid.NewString()[:8]
+	token := iss.Token(t, user)
+	env := apitest.Start(t, apitest.Options{
+		Configure: func(s *api.Server) { s.Tokens = verifier },
+		Wrap: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				auth[r.Method+" "+r.URL.Path] = r.Header.Get("Authorization")
+				if r.Method == http.MethodPost && r.URL.Path == "/api/translate" {
+					idemKeys = append(idemKeys, r.Header.Get("Idempotency-Key"))
+				}
+				mu.Unlock()
+				next.ServeHTTP(w, r)
+			})
+		}})
 	b := startBrowser(t)
 	p := b.newPage(1200, 900)
 	p.navigate(env.URL + "/")
@@ -290,7 +310,14 @@ func TestBrowserShowsErrors(t *testing.T) {
 		t.Errorf("error without a user ID: %q", s.Error)
 	}
 
-	p.typeInto("#user-id", "scanlator-"+uuid.NewString()[:8])
+	p.typeInto("#user-id", user)
+	// The ID token, when given, goes with every request.
+	p.typeInto("#token", token)
+	p.until("the account read with the token", func(pageState) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return auth["GET /api/account"] == "Bearer "+token
+	})
 	p.click("#upload")
 	s = p.until("the 415", func(s pageState) bool { return strings.Contains(s.Error, "415") })
 	if !strings.Contains(s.Error, "unsupported_media_type") || !strings.Contains(s.Error, "Unsupported file") {
@@ -304,14 +331,6 @@ func TestBrowserShowsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", shot)
-
-	// A token, when given, goes with every request.
-	p.typeInto("#token", "tok-123")
-	p.until("the account read with the token", func(pageState) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return auth["GET /api/account"] == "Bearer tok-123"
-	})
 
 	// Too many credits: 3 pages at 4K (12 credits) for a Free user's 10 is a 402 with the numbers.
 	var many = map[string][]byte{}
@@ -327,7 +346,10 @@ func TestBrowserShowsErrors(t *testing.T) {
 		t.Errorf("error shown: %q", s.Error)
 	}
 	mu.Lock()
-	if got := auth["POST /api/translate"]; got != "Bearer tok-123" {
+	if len(idemKeys) < 2 || idemKeys[0] == idemKeys[1] || !strings.HasPrefix(idemKeys[0], "web-") || len(idemKeys[0]) != 36 {
+		t.Errorf("each upload needs its own Idempotency-Key: %q", idemKeys)
+	}
+	if got := auth["POST /api/translate"]; got != "Bearer "+token {
 		t.Errorf("the upload's Authorization header: %q", got)
 	}
 	mu.Unlock()

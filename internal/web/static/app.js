@@ -65,6 +65,14 @@ const state = {
   job: null,          // {id, source: EventSource|null, results: Map, deleteArmed: bool}
 };
 
+// randomKey is 128 random bits in hex; getRandomValues, unlike randomUUID, also exists on pages
+// served over plain http.
+function randomKey() {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
 function userId() { return $('user-id').value.trim(); }
 
 function authHeaders(extra) {
@@ -254,6 +262,9 @@ function upload(event) {
   const xhr = new XMLHttpRequest();
   xhr.open('POST', '/api/translate');
   for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
+  // One key per click: should this request be retried on the way, the server answers with the
+  // job it already started instead of charging for a second one.
+  xhr.setRequestHeader('Idempotency-Key', 'web-' + randomKey());
   xhr.upload.addEventListener('progress', (e) => {
     if (e.lengthComputable) status.textContent = `Uploading… ${Math.round((100 * e.loaded) / e.total)}%`;
   });
