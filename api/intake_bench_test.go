@@ -20,6 +20,7 @@ import (
 	"github.com/vtsproject/vts/internal/engines"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/testimage"
 )
 
 // BenchmarkIntake streams one multipart upload of a large PNG page through the real intake
@@ -114,8 +115,7 @@ func BenchmarkIntake(b *testing.B) {
 
 func noisePNG(tb testing.TB, w, h int) []byte {
 	tb.Helper()
-	img := newNoise(w, h)
-	data, err := imageio.EncodeBytes(img, imageio.PNG)
+	data, err := imageio.EncodeBytes(testimage.Noise(w, h), imageio.PNG)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -43,6 +41,7 @@ import (
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testimage"
 	"github.com/vtsproject/vts/worker"
 	sdkworker "go.temporal.io/sdk/worker"
 )
@@ -365,13 +364,7 @@ func PNG(t testing.TB, w, h int, seed byte) []byte {
 // Image draws a small page in format.
 func Image(t testing.TB, w, h int, seed byte, format string) []byte {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			img.Set(x, y, color.RGBA{uint8(x*3) + seed, uint8(y * 5), seed * 7, 255})
-		}
-	}
-	data, err := imageio.EncodeBytes(img, format)
+	data, err := imageio.EncodeBytes(testimage.Pattern(w, h, seed), format)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,15 +374,7 @@ func Image(t testing.TB, w, h int, seed byte, format string) []byte {
 // NoisePNG is a valid PNG of random pixels, which barely compresses: about 4·w·h bytes.
 func NoisePNG(t testing.TB, w, h int) []byte {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	state := uint32(2463534242)
-	for i := range img.Pix {
-		state ^= state << 13
-		state ^= state >> 17
-		state ^= state << 5
-		img.Pix[i] = byte(state)
-	}
-	data, err := imageio.EncodeBytes(img, imageio.PNG)
+	data, err := imageio.EncodeBytes(testimage.Noise(w, h), imageio.PNG)
 	if err != nil {
 		t.Fatal(err)
 	}
