@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"log/slog"
+	"io"
 	"os"
 	"time"
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/plans"
-	"github.com/vtsproject/vts/internal/service"
 )
 
 const adminUsage = `vts admin: operator commands (they write the credit ledger like every other movement)
@@ -21,7 +20,7 @@ const adminUsage = `vts admin: operator commands (they write the credit ledger l
   vts admin show -user ID                                           plan, balances and ledger as JSON
 `
 
-func runAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, args []string) error {
+func runAdmin(ctx context.Context, cfg config.Config, out io.Writer, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, adminUsage)
 		return fmt.Errorf("admin: missing command")
@@ -38,11 +37,11 @@ func runAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 	if *userID == "" {
 		return fmt.Errorf("admin %s: -user is required", args[0])
 	}
-	svc, err := service.Open(ctx, cfg, log, false)
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
+	defer st.Close()
 	switch args[0] {
 	case "grant":
 		if *credits <= 0 {
@@ -52,7 +51,7 @@ func runAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 		if k == "" {
 			k = fmt.Sprintf("admin:%s:%d", *userID, time.Now().UnixNano())
 		}
-		if _, err := svc.Store.GrantCredits(ctx, *userID, *credits, *reason, k); err != nil {
+		if _, err := st.GrantCredits(ctx, *userID, *credits, *reason, k); err != nil {
 			return err
 		}
 	case "set-plan":
@@ -60,7 +59,7 @@ func runAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 			return fmt.Errorf("admin set-plan: unknown plan %q", *plan)
 		}
 		now := time.Now().UTC()
-		if _, err := svc.Store.SetPlan(ctx, *userID, *plan, now, now.AddDate(0, 1, 0)); err != nil {
+		if _, err := st.SetPlan(ctx, *userID, *plan, now, now.AddDate(0, 1, 0)); err != nil {
 			return err
 		}
 	case "show":
@@ -68,15 +67,15 @@ func runAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, args []s
 		fmt.Fprint(os.Stderr, adminUsage)
 		return fmt.Errorf("admin: unknown command %q", args[0])
 	}
-	u, err := svc.Store.EnsureUser(ctx, *userID)
+	u, err := st.EnsureUser(ctx, *userID)
 	if err != nil {
 		return err
 	}
-	ledger, err := svc.Store.Ledger(ctx, *userID)
+	ledger, err := st.Ledger(ctx, *userID)
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"user": u, "ledger": ledger})
 }

@@ -44,7 +44,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	}
 	defer stopTemporal()
 
-	svc, err := service.Open(ctx, cfg, log, true)
+	svc, err := service.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

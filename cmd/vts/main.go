@@ -16,6 +16,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/service"
+	"github.com/vtsproject/vts/internal/store"
 )
 
 const usage = `vts: visual translation service
@@ -55,7 +56,7 @@ func main() {
 	case "migrate":
 		err = runMigrate(ctx, cfg, log)
 	case "admin":
-		err = runAdmin(ctx, cfg, log, args)
+		err = runAdmin(ctx, cfg, os.Stdout, args)
 	case "translate":
 		err = runTranslate(ctx, args)
 	case "-h", "--help", "help":
@@ -83,13 +84,22 @@ func newLogger(level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
+// openStore opens only the database: migrations and operator commands need nothing else, and
+// must work before Temporal is up (docker-compose runs migrate first).
+func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is not set (for example postgres://postgres@127.0.0.1:5432/vts?sslmode=disable)")
+	}
+	return store.Open(ctx, cfg.DatabaseURL)
+}
+
 func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := service.Open(ctx, cfg, log, false)
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
-	if err := svc.Store.Migrate(ctx); err != nil {
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
 		return err
 	}
 	log.Info("migrations applied")
@@ -97,7 +107,7 @@ func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error 
 }
 
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := service.Open(ctx, cfg, log, true)
+	svc, err := service.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -113,7 +123,7 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := service.Open(ctx, cfg, log, true)
+	svc, err := service.Open(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

@@ -40,9 +40,9 @@ type Service struct {
 	Engines  *engines.Set
 }
 
-// Open connects to everything cfg names. Engines are built only when withEngines is set: the
-// worker runs them and the API checks languages with them, while `vts migrate` needs neither.
-func Open(ctx context.Context, cfg config.Config, log *slog.Logger, withEngines bool) (*Service, error) {
+// Open connects to everything cfg names and builds the engines: the worker runs them and the API
+// checks languages with them.
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, error) {
 	s := &Service{Config: cfg, Log: log}
 	var err error
 	if cfg.DatabaseURL == "" {
@@ -55,11 +55,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, withEngines 
 		s.Close()
 		return nil, err
 	}
-	if withEngines {
-		if s.Engines, err = engines.New(ctx, cfg, log); err != nil {
-			s.Close()
-			return nil, err
-		}
+	if s.Engines, err = engines.New(ctx, cfg, log); err != nil {
+		s.Close()
+		return nil, err
 	}
 	s.Temporal, err = client.Dial(client.Options{
 		HostPort:  cfg.TemporalAddress,
