@@ -16,7 +16,6 @@ import (
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/service"
-	"github.com/vtsproject/vts/internal/store"
 )
 
 const usage = `vts: visual translation service
@@ -84,17 +83,8 @@ func newLogger(level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
-// openStore opens only the database: migrations and operator commands need nothing else, and
-// must work before Temporal is up (docker-compose runs migrate first).
-func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
-	if cfg.DatabaseURL == "" {
-		return nil, errors.New("DATABASE_URL is not set (for example postgres://postgres@127.0.0.1:5432/vts?sslmode=disable)")
-	}
-	return store.Open(ctx, cfg.DatabaseURL)
-}
-
 func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	st, err := openStore(ctx, cfg)
+	st, err := service.OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -45,10 +45,7 @@ type Service struct {
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, error) {
 	s := &Service{Config: cfg, Log: log}
 	var err error
-	if cfg.DatabaseURL == "" {
-		return nil, errors.New("DATABASE_URL is not set (for example postgres://postgres@127.0.0.1:5432/vts?sslmode=disable)")
-	}
-	if s.Store, err = store.Open(ctx, cfg.DatabaseURL); err != nil {
+	if s.Store, err = OpenStore(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if s.Bucket, err = blobstore.Open(ctx, cfg.BlobURL); err != nil {
@@ -69,6 +66,15 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger) (*Service, e
 		return nil, fmt.Errorf("connecting to Temporal at %s: %w", cfg.TemporalAddress, err)
 	}
 	return s, nil
+}
+
+// OpenStore opens only the database: migrations and operator commands need nothing else, and
+// must work before Temporal is up (docker-compose runs migrate first).
+func OpenStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is not set (for example postgres://postgres@127.0.0.1:5432/vts?sslmode=disable)")
+	}
+	return store.Open(ctx, cfg.DatabaseURL)
 }
 
 // Close releases everything Open acquired.
