@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/store"
@@ -454,5 +455,30 @@ func TestSSESharedPoller(t *testing.T) {
 	// The job ran ~0.8 s at a 250 ms poll: a handful of reads, not hundreds.
 	if reads := env.Server.Hub().Fetches() - before; reads >= watchers/4 {
 		t.Fatalf("%d state reads for %d watchers: the poller is not shared", reads, watchers)
+	}
+}
+
+// A quiet stream gets comment heartbeats, so proxies keep it open while a long page translates.
+func TestSSEHeartbeat(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{BlockSubstring: "page"},
+		Configure: func(s *api.Server) { s.Heartbeat = 50 * time.Millisecond }})
+	a := upload(t, env, "waiter", 1)
+	resp, err := http.Get(env.URL + "/api/jobs/" + a.JobID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	data, beats := 0, 0
+	for beats < 3 && sc.Scan() {
+		switch line := sc.Text(); {
+		case strings.HasPrefix(line, "data: "):
+			data++
+		case line == ": heartbeat":
+			beats++
+		}
+	}
+	if beats < 3 || data != 1 {
+		t.Fatalf("%d heartbeats and %d messages before the stream ended (%v)", beats, data, sc.Err())
 	}
 }

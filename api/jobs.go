@@ -107,8 +107,8 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-// heartbeat keeps proxies from closing a quiet stream.
-const heartbeat = 15 * time.Second
+// defaultHeartbeat keeps proxies from closing a quiet stream.
+const defaultHeartbeat = 15 * time.Second
 
 // events is the SSE stream: the current state at once, then every change, each with an id; a
 // comment every 15 s; closed by the server after the terminal message.
@@ -131,6 +131,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	_ = rc.Flush()
 	updates, leave := s.hub.Subscribe(j.ID)
 	defer leave()
+	heartbeat := s.Heartbeat
+	if heartbeat <= 0 {
+		heartbeat = defaultHeartbeat
+	}
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	for {

@@ -51,7 +51,9 @@ type Server struct {
 	Billing     Billing
 	TaskQueue   string
 	Parallelism int
-	Log         *slog.Logger
+	// Heartbeat is how often a quiet SSE stream gets a comment line (15 s when zero).
+	Heartbeat time.Duration
+	Log       *slog.Logger
 	// Tokens verifies ID tokens when an identity provider is configured; with Identity nil, the
 	// server authorizes with Auth on these tokens and on API keys.
 	Tokens TokenVerifier
