@@ -222,3 +222,95 @@ func TestFreePeriodRollsOver(t *testing.T) {
 	}
 	checkLedger(t, s, "gus")
 }
+
+// Settlement raced against itself (an activity retried while its first attempt still runs),
+// against a delete, against new reservations and against a grant with a repeated key: the job
+// is settled once, the grant applied once, nothing goes below zero, balances equal the ledger.
+func TestSettlementRaces(t *testing.T) {
+	ctx := context.Background()
+	s := pgtest.NewStore(t)
+	if _, err := s.SetPlan(ctx, "hal", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	job := uuid.NewString()
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: job, UserID: "hal", Mode: "advanced", Resolution: "original", Pages: 10}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	settlements := map[bool]int{} // Already → count
+	for i := 0; i < 10; i++ {
+		wg.Add(3)
+		go func() { // the same settlement, ten times at once: 7 of 10 pages done
+			defer wg.Done()
+			set, err := s.FinishJob(ctx, store.Finish{JobID: job, Status: store.StatusCompleted, PagesDone: 7, Progress: 10, FinishedAt: time.Now()})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			settlements[set.Already]++
+			mu.Unlock()
+			if set.Charged != 14 || set.Refunded != 6 {
+				t.Errorf("settlement = %+v", set)
+			}
+		}()
+		go func() { // other uploads of the same user meanwhile
+			defer wg.Done()
+			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Mode: "standard", Resolution: "original", Pages: 1})
+			if err != nil && !errors.Is(err, store.ErrConcurrencyLimit) && !errors.Is(err, store.ErrInsufficientCredits) {
+				t.Error(err)
+			}
+		}()
+		go func() { // an operator's grant, retried with the same key
+			defer wg.Done()
+			if _, err := s.GrantCredits(ctx, "hal", 50, "operator_grant", "ticket-1"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if settlements[false] != 1 || settlements[true] != 9 {
+		t.Fatalf("settlements = %v, want exactly one that settled", settlements)
+	}
+	u := checkLedger(t, s, "hal")
+	if u.PurchasedCredits != 50 {
+		t.Fatalf("purchased = %d: the grant applied %d times", u.PurchasedCredits, u.PurchasedCredits/50)
+	}
+	j, _ := s.GetJob(ctx, job)
+	if j.CreditsCharged != 14 || j.CreditsRefunded != 6 {
+		t.Fatalf("job = charged %d refunded %d", j.CreditsCharged, j.CreditsRefunded)
+	}
+	// A delete racing the settlement of another job: settled once, marked deleted, told so.
+	other := uuid.NewString()
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: other, UserID: "hal", Mode: "fast", Resolution: "original", Pages: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var deleted bool
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if _, err := s.DeleteJob(ctx, other, "hal"); err != nil {
+			t.Error(err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		set, err := s.FinishJob(ctx, store.Finish{JobID: other, Status: store.StatusCompleted, PagesDone: 2, Progress: 2, FinishedAt: time.Now()})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		deleted = set.Deleted
+	}()
+	wg.Wait()
+	j, _ = s.GetJob(ctx, other)
+	if j.DeletedAt == nil || j.SettledAt == nil || j.CreditsCharged != 1 {
+		t.Fatalf("after delete and settle: %+v", j)
+	}
+	if !deleted {
+		// The settlement ran first; the delete found a settled job and removes the files itself.
+		t.Log("settlement won the race")
+	}
+	checkLedger(t, s, "hal")
+}
