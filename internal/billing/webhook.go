@@ -119,6 +119,22 @@ func (s *Service) apply(ctx context.Context, ev *stripe.Event, userID, objectID 
 	return nil
 }
 
+// lockForEvent locks the subscription for a status event and says why the event must not change
+// it, if it must not: the subscription has ended for good, or the event is older than the state
+// the subscription already reflects (Stripe does not promise order). skip == "" means apply.
+func (s *Service) lockForEvent(ctx context.Context, tx pgx.Tx, subID, userID string, ev *stripe.Event) (*store.StripeSubscription, string, error) {
+	sub, err := s.store.LockStripeSubscription(ctx, tx, subID, userID)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case sub.Ended:
+		return sub, "subscription ended", nil
+	case ev.Created < sub.LastEventCreated:
+		return sub, "older than the subscription's state; ignored", nil
+	}
+	return sub, "", nil
+}
+
 func notReady(msg string) error {
 	return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventNotReady, Message: msg}
 }
@@ -321,15 +337,9 @@ func (s *Service) onInvoicePaymentFailed(ctx context.Context, ev *stripe.Event) 
 		return err
 	}
 	return s.apply(ctx, ev, userID, in.ID, func(tx pgx.Tx, u *store.User) (string, error) {
-		sub, err := s.store.LockStripeSubscription(ctx, tx, subID, u.ID)
-		if err != nil {
-			return "", err
-		}
-		if sub.Ended {
-			return "subscription ended", nil
-		}
-		if ev.Created < sub.LastEventCreated {
-			return "older than the subscription's state; ignored", nil
+		sub, skip, err := s.lockForEvent(ctx, tx, subID, u.ID, ev)
+		if err != nil || skip != "" {
+			return skip, err
 		}
 		sub.LastEventCreated, sub.Status = ev.Created, "past_due"
 		if err := s.store.SaveStripeSubscription(ctx, tx, sub); err != nil {
@@ -367,15 +377,9 @@ func (s *Service) onSubscriptionUpdated(ctx context.Context, ev *stripe.Event) e
 		if err := s.store.LinkStripeCustomer(ctx, tx, u, string(sb.Customer)); err != nil {
 			return "", err
 		}
-		sub, err := s.store.LockStripeSubscription(ctx, tx, sb.ID, u.ID)
-		if err != nil {
-			return "", err
-		}
-		if sub.Ended {
-			return "subscription ended", nil
-		}
-		if ev.Created < sub.LastEventCreated {
-			return "older than the subscription's state; ignored", nil
+		sub, skip, err := s.lockForEvent(ctx, tx, sb.ID, u.ID, ev)
+		if err != nil || skip != "" {
+			return skip, err
 		}
 		sub.LastEventCreated, sub.Status, sub.PriceID, sub.Plan = ev.Created, sb.Status, price.ID, price.Plan.ID
 		sub.CustomerID = string(sb.Customer)
