@@ -66,6 +66,16 @@ func (h *Hub) Close() { h.cancel() }
 // Fetches counts the state reads made so far; tests use it to prove sharing.
 func (h *Hub) Fetches() int64 { return h.fetches.Load() }
 
+// Watchers counts the subscribers of jobID in this process.
+func (h *Hub) Watchers(jobID string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f, ok := h.feeds[jobID]; ok {
+		return len(f.subs)
+	}
+	return 0
+}
+
 // Subscribe follows jobID. The channel yields the current state at once, then every change, and
 // is closed after a terminal state or when the job is gone. Call the returned function to leave.
 func (h *Hub) Subscribe(jobID string) (<-chan update, func()) {

@@ -29,6 +29,9 @@ type Engine struct {
 	// BlockSubstring makes pages whose filename contains it wait until their context ends, as a
 	// page stuck in a slow engine does.
 	BlockSubstring string
+	// Gate, when set, holds every page until it is closed: tests use it to act while a job is
+	// known to be running.
+	Gate <-chan struct{}
 
 	mu       sync.Mutex
 	attempts map[string]int
@@ -60,6 +63,13 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 			t.Stop()
 			return nil, ctx.Err()
 		case <-t.C:
+		}
+	}
+	if e.Gate != nil {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-e.Gate:
 		}
 	}
 	if e.BlockSubstring != "" && strings.Contains(req.Filename, e.BlockSubstring) {
