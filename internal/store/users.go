@@ -131,9 +131,9 @@ func allowanceKey(userID string, start time.Time) string {
 // ResetAllowanceKeyed is ResetAllowance under a caller's key, for grants whose identity is not the
 // user's period start (a paid subscription period, the end of a subscription).
 func (s *Store) ResetAllowanceKeyed(ctx context.Context, tx pgx.Tx, u *User, credits int, start, end time.Time, key, reason string) (bool, error) {
-	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_ledger WHERE idempotency_key = $1)`, key).Scan(&exists); err != nil {
-		return false, fmt.Errorf("checking allowance grant: %w", err)
+	exists, err := LedgerHas(ctx, tx, key)
+	if err != nil {
+		return false, err
 	}
 	if exists {
 		return false, nil
