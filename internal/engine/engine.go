@@ -20,6 +20,12 @@ type Request struct {
 	Mode         string // "fast", "standard", "advanced"
 	Resolution   string // "original", "1K", "2K", "4K"
 	CustomPrompt string
+	// Glossary holds the job's fixed translations, one "source=target" per line; translators that
+	// take instructions must use them.
+	Glossary string
+	// Previous is the transcript of the job's previous page when it is already translated, so
+	// that names, speakers and tone carry over from page to page. It may be nil.
+	Previous *Transcript
 	// Progress, when set, is called as the engine makes headway, so that long pages keep the
 	// activity's heartbeat alive. It must be cheap.
 	Progress func(stage string)
@@ -33,6 +39,57 @@ type Response struct {
 	// Blocks is how many text blocks were found and translated; zero is a valid answer for a
 	// page without text.
 	Blocks int
+	// Transcript lists what was found, read and written, for proofreading; nil when the engine
+	// keeps none (an image-to-image model).
+	Transcript *Transcript
+	// Cleaned is the page with its source lettering removed and nothing lettered in, encoded in
+	// Format, for teams that letter by hand; nil when the engine does not produce one.
+	Cleaned []byte
+}
+
+// Transcript is one translated page's text, block by block in reading order: the proofreading
+// copy that travels beside the page in the ZIP.
+type Transcript struct {
+	// Page is the page's name in the job (its output name).
+	Page       string            `json:"page"`
+	Width      int               `json:"width"`
+	Height     int               `json:"height"`
+	SourceLang string            `json:"sourceLang"` // as detected when the upload said "auto"
+	TargetLang string            `json:"targetLang"`
+	Engine     string            `json:"engine"`
+	Blocks     []TranscriptBlock `json:"blocks"`
+}
+
+// TranscriptBlock is one bubble, caption or run of free text.
+type TranscriptBlock struct {
+	// Box is the lettering's bounding box in page pixels.
+	Box Rect `json:"box"`
+	// Shape is the outline of the area the translation was lettered into (a bubble's interior,
+	// as a polygon in page pixels), or the box's corners for text on art.
+	Shape []Point `json:"shape"`
+	// Kind is "bubble" (text inside an enclosed balloon) or "free" (captions, text on art).
+	Kind     string `json:"kind"`
+	Vertical bool   `json:"vertical"`
+	Lang     string `json:"lang"`
+	Source   string `json:"source"`
+	// Translation is empty where the block was left untranslated.
+	Translation string `json:"translation"`
+	// Confidence of the reading, from 0 to 1.
+	Confidence float64 `json:"confidence"`
+}
+
+// Rect is an axis-aligned box in page pixels.
+type Rect struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
+}
+
+// Point is a page pixel position.
+type Point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
 }
 
 // Engine translates the text inside one page image.
