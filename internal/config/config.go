@@ -39,6 +39,8 @@ type Config struct {
 	LLMBaseURL         string // VTS_LLM_URL: an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenAI)
 	LLMModel           string // VTS_LLM_MODEL
 	LLMAPIKey          string // VTS_LLM_API_KEY
+	LLMVision          bool   // VTS_LLM_VISION: the model reads images; bubble crops are sent along
+	ComicFontPath      string // VTS_COMIC_FONT: lettering font for bubbles
 	DeepLAPIKey        string // DEEPL_API_KEY
 	DeepLBaseURL       string // DEEPL_API_URL
 
@@ -100,6 +102,8 @@ func FromEnv() (Config, error) {
 		LLMBaseURL:         os.Getenv("VTS_LLM_URL"),
 		LLMModel:           os.Getenv("VTS_LLM_MODEL"),
 		LLMAPIKey:          os.Getenv("VTS_LLM_API_KEY"),
+		LLMVision:          os.Getenv("VTS_LLM_VISION") == "1" || os.Getenv("VTS_LLM_VISION") == "true",
+		ComicFontPath:      os.Getenv("VTS_COMIC_FONT"),
 		DeepLAPIKey:        os.Getenv("DEEPL_API_KEY"),
 		DeepLBaseURL:       os.Getenv("DEEPL_API_URL"),
 		GeminiAPIKey:       os.Getenv("GEMINI_API_KEY"),

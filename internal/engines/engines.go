@@ -95,9 +95,18 @@ func buildOCR(ctx context.Context, cfg config.Config) (engine.Engine, error) {
 			return nil, fmt.Errorf("advanced translator: %w", err)
 		}
 	}
+	// With a language model configured, it translates in every mode the pairs the mode's own
+	// translator cannot: Japanese, Korean and Chinese above all.
+	var fallback translator.Translator
+	if cfg.LLMBaseURL != "" {
+		if fallback, err = buildTranslator(ctx, "openai", cfg); err != nil {
+			return nil, err
+		}
+	}
 	return ocr.New(ocr.Config{
 		TesseractPath: cfg.TesseractPath, TessdataDir: cfg.TessdataDir, FontPath: cfg.FontPath,
-		CJKFontPath: cfg.CJKFontPath, Translator: tr, AdvancedTranslator: adv, MaxConcurrency: cfg.OCRConcurrency,
+		CJKFontPath: cfg.CJKFontPath, ComicFontPath: cfg.ComicFontPath, Translator: tr, AdvancedTranslator: adv,
+		Fallback: fallback, MaxConcurrency: cfg.OCRConcurrency,
 	})
 }
 
@@ -109,7 +118,7 @@ func buildTranslator(ctx context.Context, name string, cfg config.Config) (trans
 		if cfg.LLMBaseURL == "" {
 			return nil, errors.New("the openai translator needs VTS_LLM_URL (an OpenAI-compatible server such as Ollama)")
 		}
-		return translator.NewOpenAI(translator.OpenAIConfig{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey})
+		return translator.NewOpenAI(translator.OpenAIConfig{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Vision: cfg.LLMVision})
 	case "deepl":
 		return translator.NewDeepL(translator.DeepLConfig{BaseURL: cfg.DeepLBaseURL, APIKey: cfg.DeepLAPIKey})
 	}

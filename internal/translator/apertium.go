@@ -102,7 +102,15 @@ var (
 
 // Translate implements Translator. customPrompt is ignored: Apertium follows rules, not
 // instructions. All texts go through one apertium process.
-func (a *Apertium) Translate(ctx context.Context, src, dst string, texts []string, _ string) ([]string, error) {
+func (a *Apertium) Translate(ctx context.Context, req Request) (*Result, error) {
+	out, err := a.translate(ctx, req.Src, req.Dst, req.Texts)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Translations: out}, nil
+}
+
+func (a *Apertium) translate(ctx context.Context, src, dst string, texts []string) ([]string, error) {
 	mode, ok := a.modes[Pair{src, dst}]
 	if !ok {
 		return nil, fmt.Errorf("apertium: no installed pair for %s", Pair{src, dst})

@@ -36,10 +36,11 @@ func TestApertiumBatchKeepsBlocksApart(t *testing.T) {
 		"Where is the xyzzy?",
 		"Hello\nworld",
 	}
-	got, err := a.Translate(context.Background(), "en", "es", texts, "ignored")
+	res, err := a.Translate(context.Background(), Request{Src: "en", Dst: "es", Texts: texts, CustomPrompt: "ignored"})
 	if err != nil {
 		t.Fatalf("Translate: %v", err)
 	}
+	got := res.Translations
 	if len(got) != len(texts) {
 		t.Fatalf("got %d translations for %d texts: %q", len(got), len(texts), got)
 	}
@@ -61,7 +62,7 @@ func TestApertiumBatchKeepsBlocksApart(t *testing.T) {
 
 func TestApertiumUnsupportedPair(t *testing.T) {
 	a := newApertium(t)
-	if _, err := a.Translate(context.Background(), "en", "ja", []string{"hi"}, ""); err == nil {
+	if _, err := a.Translate(context.Background(), Request{Src: "en", Dst: "ja", Texts: []string{"hi"}, CustomPrompt: ""}); err == nil {
 		t.Fatal("en→ja translated without a pair installed")
 	}
 }

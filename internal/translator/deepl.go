@@ -113,16 +113,22 @@ type deeplResponse struct {
 }
 
 // Translate implements Translator: one request with one text entry per block. DeepL does not
-// carry context from one text entry to the next, so the whole page goes along as context.
-// customPrompt is not sent: DeepL documents its context field as page content, not instructions.
-func (d *DeepL) Translate(ctx context.Context, src, dst string, texts []string, _ string) ([]string, error) {
+// carry context from one text entry to the next, so the whole page goes along as context, after
+// the previous page's text. The custom prompt and glossary are not sent: DeepL documents its
+// context field as page content, not instructions, and its glossaries are server-side objects.
+func (d *DeepL) Translate(ctx context.Context, r Request) (*Result, error) {
+	texts := r.Texts
 	if len(texts) == 0 {
-		return nil, nil
+		return &Result{}, nil
 	}
-	target, _ := deeplTarget(dst)
-	req := deeplRequest{Text: texts, SourceLang: deeplSource[src], TargetLang: target}
-	if len(texts) > 1 {
-		req.Context = strings.Join(texts, "\n")
+	target, _ := deeplTarget(r.Dst)
+	req := deeplRequest{Text: texts, SourceLang: deeplSource[r.Src], TargetLang: target}
+	var context []string
+	if r.Previous != nil {
+		context = append(context, r.Previous.Source...)
+	}
+	if len(texts) > 1 || len(context) > 0 {
+		req.Context = strings.Join(append(context, texts...), "\n")
 	}
 	header := http.Header{}
 	header.Set("Authorization", "DeepL-Auth-Key "+d.apiKey)
@@ -137,5 +143,5 @@ func (d *DeepL) Translate(ctx context.Context, src, dst string, texts []string, 
 	for i, t := range resp.Translations {
 		out[i] = t.Text
 	}
-	return out, nil
+	return &Result{Translations: out}, nil
 }

@@ -39,10 +39,11 @@ func TestDeepLTranslatesPageInOneRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.Translate(context.Background(), "en", "es", []string{"Hola", "Adiós"}, "")
+	res, err := d.Translate(context.Background(), Request{Src: "en", Dst: "es", Texts: []string{"Hola", "Adiós"}, CustomPrompt: ""})
 	if err != nil {
 		t.Fatalf("Translate: %v", err)
 	}
+	got := res.Translations
 	if len(got) != 2 || got[0] != "¡Hola!" || got[1] != "¡Adiós!" {
 		t.Fatalf("got %q", got)
 	}
@@ -63,7 +64,7 @@ func TestDeepLTargetVariantsAndErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	d, _ := NewDeepL(DeepLConfig{BaseURL: srv.URL, APIKey: "k"})
-	_, err := d.Translate(context.Background(), "es", "en", []string{"hola"}, "")
+	_, err := d.Translate(context.Background(), Request{Src: "es", Dst: "en", Texts: []string{"hola"}, CustomPrompt: ""})
 	var se *StatusError
 	if !errors.As(err, &se) || se.StatusCode != 456 || se.Temporary() || se.Message != "Quota exceeded" {
 		t.Fatalf("err = %v", err)

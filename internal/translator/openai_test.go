@@ -37,7 +37,7 @@ func fakeChat(t *testing.T, status int, answer func(texts []string) string) (*ht
 		}
 		var texts []string
 		if len(seen.Messages) == 2 {
-			json.Unmarshal([]byte(seen.Messages[1].Content), &texts)
+			json.Unmarshal([]byte(seen.Messages[1].Content.Text), &texts)
 		}
 		resp := map[string]any{
 			"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": seen.Model,
@@ -68,29 +68,30 @@ func TestOpenAITranslatesPageInOneRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := []string{"Hello", `He said "run"`, "Bye"}
-	got, err := o.Translate(context.Background(), "en", "es", texts, "Use informal tú.")
+	res, err := o.Translate(context.Background(), Request{Src: "en", Dst: "es", Texts: texts, CustomPrompt: "Use informal tú."})
 	if err != nil {
 		t.Fatalf("Translate: %v", err)
 	}
+	got := res.Translations
 	if strings.Join(got, "|") != `ES:Hello|ES:He said "run"|ES:Bye` {
 		t.Fatalf("got %q", got)
 	}
 	if seen.Model != "llama3" || len(seen.Messages) != 2 || seen.Messages[0].Role != "system" || seen.Messages[1].Role != "user" {
 		t.Fatalf("request shape: %+v", seen)
 	}
-	if !strings.Contains(seen.Messages[0].Content, "Use informal tú.") || !strings.Contains(seen.Messages[0].Content, "Spanish") {
-		t.Errorf("system prompt lacks the custom prompt or target: %q", seen.Messages[0].Content)
+	if !strings.Contains(seen.Messages[0].Content.Text, "Use informal tú.") || !strings.Contains(seen.Messages[0].Content.Text, "Spanish") {
+		t.Errorf("system prompt lacks the custom prompt or target: %q", seen.Messages[0].Content.Text)
 	}
 	var sent []string
-	if err := json.Unmarshal([]byte(seen.Messages[1].Content), &sent); err != nil || len(sent) != 3 {
-		t.Errorf("user message is not the JSON array of blocks: %q", seen.Messages[1].Content)
+	if err := json.Unmarshal([]byte(seen.Messages[1].Content.Text), &sent); err != nil || len(sent) != 3 {
+		t.Errorf("user message is not the JSON array of blocks: %q", seen.Messages[1].Content.Text)
 	}
 }
 
 func TestOpenAICountMismatch(t *testing.T) {
 	srv, _ := fakeChat(t, http.StatusOK, func([]string) string { return `["only one"]` })
 	o, _ := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", APIKey: "sk-test"})
-	_, err := o.Translate(context.Background(), "en", "es", []string{"a", "b"}, "")
+	_, err := o.Translate(context.Background(), Request{Src: "en", Dst: "es", Texts: []string{"a", "b"}, CustomPrompt: ""})
 	if !errors.Is(err, ErrCountMismatch) {
 		t.Fatalf("err = %v, want ErrCountMismatch", err)
 	}
@@ -99,7 +100,7 @@ func TestOpenAICountMismatch(t *testing.T) {
 func TestOpenAIRateLimitIsTemporaryAndKeyless(t *testing.T) {
 	srv, _ := fakeChat(t, http.StatusTooManyRequests, nil)
 	o, _ := NewOpenAI(OpenAIConfig{BaseURL: srv.URL, Model: "m", APIKey: "sk-test"})
-	_, err := o.Translate(context.Background(), "en", "es", []string{"a"}, "")
+	_, err := o.Translate(context.Background(), Request{Src: "en", Dst: "es", Texts: []string{"a"}, CustomPrompt: ""})
 	var se *StatusError
 	if !errors.As(err, &se) || !se.Temporary() || se.RetryAfter.Seconds() != 7 {
 		t.Fatalf("err = %#v, want a temporary StatusError with Retry-After 7s", err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -16,14 +17,68 @@ import (
 type Translator interface {
 	// Name identifies the backend in logs, such as "apertium" or "deepl".
 	Name() string
-	// Translate returns exactly one translation per text, in order. customPrompt holds the user's
-	// instructions; backends that cannot follow instructions ignore it.
-	Translate(ctx context.Context, src, dst string, texts []string, customPrompt string) ([]string, error)
+	// Translate returns exactly one translation per text, in order.
+	Translate(ctx context.Context, req Request) (*Result, error)
 	// Supports reports whether src can be translated to dst.
 	Supports(src, dst string) bool
 	// Pairs lists the pairs Supports accepts, or nil when the backend takes any pair of known
 	// languages (a language model).
 	Pairs() []Pair
+}
+
+// Request is one page's blocks and what helps translate them.
+type Request struct {
+	Src, Dst string
+	// Texts are the page's blocks in reading order.
+	Texts []string
+	// CustomPrompt holds the user's instructions; backends that cannot follow instructions
+	// ignore it.
+	CustomPrompt string
+	// Glossary is the job's fixed translations; backends that take instructions must follow it.
+	Glossary []GlossaryEntry
+	// Previous is the page before this one, so that names, speakers and tone carry over.
+	Previous *Exchange
+	// Images holds, when the backend reads images, one PNG crop per text: the model transcribes
+	// it itself where the OCR reading is poor. Nil for text-only translation.
+	Images [][]byte
+}
+
+// GlossaryEntry fixes the translation of one term.
+type GlossaryEntry struct{ Source, Target string }
+
+// Exchange is an earlier page's blocks and their translations.
+type Exchange struct {
+	Source      []string
+	Translation []string
+}
+
+// Result holds one translation per text, and, from a backend that read the images, its own
+// transcription of each (empty where it kept the given text).
+type Result struct {
+	Translations []string
+	Sources      []string
+}
+
+// ImageReader is a Translator that can read text from images (a multimodal model).
+type ImageReader interface {
+	ReadsImages() bool
+}
+
+// ParseGlossary reads "source=target" lines; blank lines and lines starting with # are skipped.
+// It is lenient: the API validates glossaries at upload.
+func ParseGlossary(text string) []GlossaryEntry {
+	var out []GlossaryEntry
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		src, dst, ok := strings.Cut(line, "=")
+		if src, dst = strings.TrimSpace(src), strings.TrimSpace(dst); ok && src != "" && dst != "" {
+			out = append(out, GlossaryEntry{Source: src, Target: dst})
+		}
+	}
+	return out
 }
 
 // Pair is a translation direction.

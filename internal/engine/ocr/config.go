@@ -40,6 +40,9 @@ type Config struct {
 	// NotoSansCJK-Bold.ttc from fonts-noto-cjk when empty. Without one, CJK targets are
 	// unsupported.
 	CJKFontPath string
+	// ComicFontPath is the lettering font for bubbles; ComicNeue-Bold from fonts-comic-neue when
+	// empty, else FontPath.
+	ComicFontPath string
 	// FallbackFontPath is used when FontPath lacks a glyph of a translation.
 	FallbackFontPath string
 	// Translator is the default translator; nil builds Apertium from the system packages.
@@ -47,6 +50,9 @@ type Config struct {
 	// AdvancedTranslator serves the "advanced" mode, typically a language model; nil takes
 	// Translator.
 	AdvancedTranslator translator.Translator
+	// Fallback translates the pairs a mode's own translator cannot, in every mode: typically the
+	// language model that serves Japanese, Korean and Chinese while Apertium serves the rest.
+	Fallback translator.Translator
 	// Modes overrides the built-in modes: fast (Translator, EffortFast), standard (Translator,
 	// EffortStandard), advanced (AdvancedTranslator, EffortBest).
 	Modes map[string]Mode

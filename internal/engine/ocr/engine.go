@@ -28,6 +28,9 @@ type Engine struct {
 	// langs maps installed service language codes to Tesseract data names.
 	langs  map[string]string
 	hasOSD bool
+	// installed is Tesseract's language data, vertical models included ("jpn_vert").
+	installed []string
+	fallback  translator.Translator
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -67,6 +70,8 @@ func New(cfg Config) (*Engine, error) {
 		}
 	}
 	e.hasOSD = slices.Contains(installed, "osd")
+	e.installed = installed
+	e.fallback = cfg.Fallback
 	if len(e.langs) == 0 {
 		return nil, fmt.Errorf("tesseract at %s has no language data the service can use (found %v): apt-get install tesseract-ocr-eng", path, installed)
 	}
@@ -120,13 +125,23 @@ func (e *Engine) plan(src, dst, mode string) (planned, error) {
 		}
 	}
 	if src == "auto" {
-		var cands []string
+		var cands, cjk []string
 		for code := range e.langs {
-			if code != dst && m.Translator.Supports(code, dst) {
+			switch {
+			case code == dst:
+			case isCJK(code):
+				// Read and detected whatever the translators can do: a page in a language
+				// that cannot be translated fails honestly instead of being misread.
+				cjk = append(cjk, code)
+			case e.translatorFor(m, code, dst) != nil:
 				cands = append(cands, code)
 			}
 		}
-		if len(cands) == 0 {
+		translatable := len(cands) > 0
+		for _, c := range cjk {
+			translatable = translatable || e.translatorFor(m, c, dst) != nil
+		}
+		if !translatable {
 			return planned{}, &engine.UnsupportedError{
 				Reason:    fmt.Sprintf("no installed language can be translated to %q in mode %s", dst, mode),
 				Supported: e.pairs(m.Translator),
@@ -139,27 +154,51 @@ func (e *Engine) plan(src, dst, mode string) (planned, error) {
 			}
 			return strings.Compare(a, b)
 		})
-		return planned{mode: m, candidates: cands, dst: dst}, nil
+		sort.Strings(cjk)
+		return planned{mode: m, candidates: cands, cjk: cjk, dst: dst}, nil
 	}
 	if _, ok := e.langs[src]; !ok {
 		return planned{}, &engine.UnsupportedError{
-			Reason:    fmt.Sprintf("cannot read %q text: tesseract-ocr-%s is not installed", src, tessLang[src]),
+			Reason:    fmt.Sprintf("cannot read %q text: tesseract-ocr-%s is not installed", src, strings.ReplaceAll(tessLang[src], "_", "-")),
 			Supported: sortedKeys(e.langs),
 		}
 	}
-	if !m.Translator.Supports(src, dst) {
-		return planned{}, &engine.UnsupportedError{
-			Reason:    fmt.Sprintf("%s cannot translate %s→%s in mode %s", m.Translator.Name(), src, dst, mode),
-			Supported: e.pairs(m.Translator),
-		}
+	if e.translatorFor(m, src, dst) == nil {
+		return planned{}, &engine.UnsupportedError{Reason: needsTranslator(src, dst, m.Translator), Supported: e.pairs(m.Translator)}
+	}
+	if isCJK(src) {
+		return planned{mode: m, cjk: []string{src}, dst: dst}, nil
 	}
 	return planned{mode: m, candidates: []string{src}, dst: dst}, nil
 }
 
+// translatorFor is the translator that serves src→dst in mode m: the mode's own, else the
+// deployment's fallback (the language model), else nil.
+func (e *Engine) translatorFor(m Mode, src, dst string) translator.Translator {
+	if m.Translator.Supports(src, dst) {
+		return m.Translator
+	}
+	if e.fallback != nil && e.fallback.Supports(src, dst) {
+		return e.fallback
+	}
+	return nil
+}
+
+// needsTranslator says which pair cannot be translated and how a deployment enables it.
+func needsTranslator(src, dst string, t translator.Translator) string {
+	if isCJK(src) || isCJK(dst) {
+		return fmt.Sprintf("%s→%s needs a language-model translator: set VTS_LLM_URL and VTS_LLM_MODEL", src, dst)
+	}
+	return fmt.Sprintf("%s cannot translate %s→%s: install the Apertium pair, or set VTS_LLM_URL and VTS_LLM_MODEL for a language-model translator", t.Name(), src, dst)
+}
+
 type planned struct {
-	mode       Mode
+	mode Mode
+	// candidates are the Latin-script (and other non-CJK) sources to read, best first.
 	candidates []string
-	dst        string
+	// cjk are the Chinese, Japanese and Korean sources to detect and read as manga lettering.
+	cjk []string
+	dst string
 }
 
 func boolCmp(a, b bool) int {

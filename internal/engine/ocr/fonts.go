@@ -22,6 +22,11 @@ var (
 		"/usr/share/fonts/truetype/noto/NotoSansCJK-Bold.ttc",
 		"/usr/share/fonts/opentype/noto-cjk/NotoSansCJK-Bold.ttc",
 	}
+	// Comic lettering for bubbles (fonts-comic-neue); the primary font when it is missing.
+	defaultComicFonts = []string{
+		"/usr/share/fonts/opentype/comic-neue/ComicNeue-Bold.otf",
+		"/usr/share/fonts/truetype/comic-neue/ComicNeue-Bold.ttf",
+	}
 	defaultFallbackFonts = []string{
 		"/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
 		"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -32,6 +37,7 @@ var (
 // chosen by target language because the same code point has different preferred glyphs.
 type fonts struct {
 	primary  *sfnt.Font
+	comic    *sfnt.Font
 	fallback *sfnt.Font
 	cjk      map[string]*sfnt.Font // by language code: ja, ko, zh-Hans, zh-Hant
 }
@@ -67,6 +73,11 @@ func loadFonts(cfg Config) (*fonts, error) {
 	if f.primary == nil {
 		return nil, fmt.Errorf("no font found (looked for %s and %s): apt-get install fonts-noto-core or fonts-dejavu-core, or set FontPath",
 			strings.Join(defaultFonts, ", "), strings.Join(defaultFallbackFonts, ", "))
+	}
+	if p := firstExisting(cfg.ComicFontPath, defaultComicFonts); p != "" {
+		if f.comic, err = parseFont(p); err != nil {
+			return nil, err
+		}
 	}
 	if p := firstExisting(cfg.CJKFontPath, defaultCJKFonts); p != "" {
 		if err := f.loadCJK(p); err != nil {
@@ -141,6 +152,14 @@ func (f *fonts) forText(lang, text string) *sfnt.Font {
 		return f.fallback
 	}
 	return f.primary
+}
+
+// forBubble picks the face for lettering a bubble: the comic face when it has every glyph.
+func (f *fonts) forBubble(lang, text string) *sfnt.Font {
+	if !isCJK(lang) && f.comic != nil && covers(f.comic, text) {
+		return f.comic
+	}
+	return f.forText(lang, text)
 }
 
 // canWrite reports whether some loaded font can letter lang.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"io"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -49,14 +50,24 @@ func (t *tesseract) release() { <-t.sem }
 
 // run feeds img to tesseract with args after "stdin stdout" and returns stdout.
 func (t *tesseract) run(ctx context.Context, img *image.Gray, args ...string) ([]byte, error) {
+	return t.exec(ctx, "stdin", bytes.NewReader(encodePGM(img)), args)
+}
+
+// runFile has tesseract read input, an image or a list file of images (one per line), which
+// loads the language models once for all of them.
+func (t *tesseract) runFile(ctx context.Context, input string, args ...string) ([]byte, error) {
+	return t.exec(ctx, input, nil, args)
+}
+
+func (t *tesseract) exec(ctx context.Context, input string, stdin io.Reader, args []string) ([]byte, error) {
 	if err := t.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer t.release()
-	all := append(t.baseArgs(), "stdin", "stdout")
+	all := append(t.baseArgs(), input, "stdout")
 	all = append(all, args...)
 	cmd := exec.CommandContext(ctx, t.path, all...)
-	cmd.Stdin = bytes.NewReader(encodePGM(img))
+	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

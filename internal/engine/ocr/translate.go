@@ -11,6 +11,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/translator"
 )
 
 // Translate implements engine.Engine.
@@ -41,22 +42,54 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	}
 
 	progress("ocr")
+	if len(p.cjk) > 0 {
+		mp, err := e.readCJK(ctx, page, p.cjk)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case mp.lang != "":
+			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, page, mp, progress)
+			if err != nil {
+				return nil, err
+			}
+			data, err := encodeLike(page, format)
+			if err != nil {
+				return nil, err
+			}
+			ts.Page = req.Filename
+			resp.Image, resp.Format, resp.Transcript, resp.Cleaned = data, format, ts, cleaned
+			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks)
+			return resp, nil
+		case len(p.candidates) == 0 && mp.looksLikeText():
+			// Lettering was found, but not in a script we can read with confidence: an
+			// honest failure (refunded) rather than a page returned as if translated.
+			return nil, engine.Permanent("the text on this page could not be read with confidence in "+strings.Join(p.cjk, ", "), nil)
+		}
+	}
+	if len(p.candidates) == 0 {
+		return e.unchanged(req, page, format)
+	}
 	blocks, lang, err := e.recognise(ctx, page, p)
 	if err != nil {
 		return nil, err
 	}
+	tr := e.translatorFor(p.mode, lang, p.dst)
 	n := 0
-	if len(blocks) > 0 && lang != p.dst {
+	ts := &engine.Transcript{Page: req.Filename, Width: page.Bounds().Dx(), Height: page.Bounds().Dy(), SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
+	if len(blocks) > 0 && lang != p.dst && tr != nil {
 		progress("translate")
 		texts := make([]string, len(blocks))
 		shout := make([]bool, len(blocks))
 		for i, b := range blocks {
 			texts[i], shout[i] = unshout(b.Text)
 		}
-		out, err := p.mode.Translator.Translate(ctx, lang, p.dst, texts, req.CustomPrompt)
+		res, err := tr.Translate(ctx, translator.Request{Src: lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
+			Glossary: translator.ParseGlossary(req.Glossary), Previous: previousExchange(req.Previous)})
 		if err != nil {
-			return nil, translationError(p.mode.Translator.Name(), err)
+			return nil, translationError(tr.Name(), err)
 		}
+		out := res.Translations
 		for i := range out {
 			if shout[i] {
 				out[i] = strings.ToUpper(out[i])
@@ -64,13 +97,65 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		}
 		progress("render")
 		n = e.render(page, blocks, out, p.dst)
+		for i, b := range blocks {
+			conf := 0.0
+			for _, l := range b.Lines {
+				for _, w := range l.Words {
+					conf += w.Conf / 100 / float64(len(l.Words)*len(b.Lines))
+				}
+			}
+			ts.Blocks = append(ts.Blocks, engine.TranscriptBlock{Box: rectOf(b.Box), Shape: corners(b.Box), Kind: "free",
+				Lang: lang, Source: b.Text, Translation: out[i], Confidence: round2(conf)})
+		}
 		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n)
 	}
+	if n == 0 {
+		return e.unchanged(req, page, format)
+	}
+	data, err := encodeLike(page, format)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.Response{Image: data, Format: format, Blocks: n, Transcript: ts}, nil
+}
+
+// unchanged answers a page without text to translate: the upload itself when no resizing was
+// asked for, so a text-free page comes back byte for byte.
+func (e *Engine) unchanged(req engine.Request, page *image.RGBA, format string) (*engine.Response, error) {
+	if req.Resolution == "" || req.Resolution == "original" {
+		return &engine.Response{Image: req.Image, Format: format}, nil
+	}
+	data, err := encodeLike(page, format)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.Response{Image: data, Format: format}, nil
+}
+
+func encodeLike(page *image.RGBA, format string) ([]byte, error) {
 	data, err := imageio.EncodeBytes(page, format)
 	if err != nil {
 		return nil, fmt.Errorf("encoding translated page as %s: %w", format, err)
 	}
-	return &engine.Response{Image: data, Format: format, Blocks: n}, nil
+	return data, nil
+}
+
+// previousExchange turns the previous page's transcript into translator context.
+func previousExchange(prev *engine.Transcript) *translator.Exchange {
+	if prev == nil {
+		return nil
+	}
+	ex := &translator.Exchange{}
+	for _, b := range prev.Blocks {
+		if b.Translation != "" {
+			ex.Source = append(ex.Source, b.Source)
+			ex.Translation = append(ex.Translation, b.Translation)
+		}
+	}
+	if len(ex.Source) == 0 {
+		return nil
+	}
+	return ex
 }
 
 // recognise finds the blocks of lettering on the page, in page coordinates, and the language

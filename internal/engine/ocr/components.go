@@ -1,0 +1,328 @@
+package ocr
+
+import (
+	"image"
+	"slices"
+)
+
+// This file holds the pixel analysis that manga pages need before any OCR: ink and paper, the
+// connected pieces of each, and the light regions (bubbles) that enclose lettering.
+
+// grayOf converts the page to 8-bit luminance.
+func grayOf(page *image.RGBA) *image.Gray {
+	b := page.Bounds()
+	g := image.NewGray(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		src := page.Pix[page.PixOffset(b.Min.X, y):]
+		dst := g.Pix[g.PixOffset(b.Min.X, y):]
+		for x := 0; x < b.Dx(); x++ {
+			r, gg, bl := int(src[4*x]), int(src[4*x+1]), int(src[4*x+2])
+			dst[x] = uint8((299*r + 587*gg + 114*bl) / 1000)
+		}
+	}
+	return g
+}
+
+// paperLevel estimates the brightness of the page's paper: a high percentile, so that ink, tone
+// and art do not pull it down and a few specks of pure white do not push it up.
+func paperLevel(g *image.Gray) uint8 {
+	var hist [256]int
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	target := len(g.Pix) * 10 / 100 // the brightest 10 %
+	n := 0
+	for v := 255; v >= 0; v-- {
+		n += hist[v]
+		if n >= target {
+			return uint8(v)
+		}
+	}
+	return 255
+}
+
+// otsu is the threshold that best separates the histogram of g into two classes.
+func otsu(g *image.Gray) uint8 {
+	var hist [256]float64
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	total := float64(len(g.Pix))
+	var sum float64
+	for i, h := range hist {
+		sum += float64(i) * h
+	}
+	var sumB, wB, best float64
+	thresh := 128
+	for t := 0; t < 256; t++ {
+		wB += hist[t]
+		if wB == 0 {
+			continue
+		}
+		wF := total - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(t) * hist[t]
+		mB, mF := sumB/wB, (sum-sumB)/wF
+		between := wB * wF * (mB - mF) * (mB - mF)
+		if between > best {
+			best, thresh = between, t
+		}
+	}
+	return uint8(thresh)
+}
+
+// bitmap is a binary image with the page's bounds starting at 0,0.
+type bitmap struct {
+	w, h int
+	on   []bool
+}
+
+func (b *bitmap) at(x, y int) bool {
+	return x >= 0 && y >= 0 && x < b.w && y < b.h && b.on[y*b.w+x]
+}
+
+// threshold marks pixels darker than t.
+func threshold(g *image.Gray, t uint8) *bitmap {
+	b := g.Bounds()
+	m := &bitmap{w: b.Dx(), h: b.Dy(), on: make([]bool, b.Dx()*b.Dy())}
+	for y := 0; y < m.h; y++ {
+		row := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):]
+		for x := 0; x < m.w; x++ {
+			m.on[y*m.w+x] = row[x] < t
+		}
+	}
+	return m
+}
+
+// boxBlur averages g over a (2r+1)² window with running sums, so its cost does not grow with r.
+// Screentone and hatching average out into grey while paper stays white, which is what tells a
+// bubble on tone from the tone around it.
+func boxBlur(g *image.Gray, r int) *image.Gray {
+	b := g.Bounds()
+	w, h := b.Dx(), b.Dy()
+	tmp := make([]int32, w*h)
+	for y := 0; y < h; y++ {
+		row := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):]
+		var acc int32
+		for x := -r; x <= r; x++ {
+			acc += int32(row[clamp(x, 0, w-1)])
+		}
+		for x := 0; x < w; x++ {
+			tmp[y*w+x] = acc
+			acc += int32(row[clamp(x+r+1, 0, w-1)]) - int32(row[clamp(x-r, 0, w-1)])
+		}
+	}
+	out := image.NewGray(image.Rect(0, 0, w, h))
+	n := int32((2*r + 1) * (2*r + 1))
+	for x := 0; x < w; x++ {
+		var acc int32
+		for y := -r; y <= r; y++ {
+			acc += tmp[clamp(y, 0, h-1)*w+x]
+		}
+		for y := 0; y < h; y++ {
+			out.Pix[y*w+x] = uint8(acc / n)
+			acc += tmp[clamp(y+r+1, 0, h-1)*w+x] - tmp[clamp(y-r, 0, h-1)*w+x]
+		}
+	}
+	return out
+}
+
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// component is one connected piece of a bitmap.
+type component struct {
+	Box  image.Rectangle
+	Area int
+}
+
+// labels holds a labelling of a bitmap: 0 for off pixels, otherwise 1 + the component's index.
+type labels struct {
+	w, h  int
+	id    []int32
+	comps []component
+}
+
+// label finds the 8-connected (or 4-connected) components of the on pixels of m with a scanline
+// flood fill.
+func label(m *bitmap, eight bool) *labels {
+	l := &labels{w: m.w, h: m.h, id: make([]int32, m.w*m.h)}
+	var stack []int
+	for start, on := range m.on {
+		if !on || l.id[start] != 0 {
+			continue
+		}
+		n := int32(len(l.comps) + 1)
+		c := component{Box: image.Rect(start%m.w, start/m.w, start%m.w+1, start/m.w+1)}
+		stack = append(stack[:0], start)
+		l.id[start] = n
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			x, y := i%m.w, i/m.w
+			c.Area++
+			c.Box = c.Box.Union(image.Rect(x, y, x+1, y+1))
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					if (dx == 0 && dy == 0) || (!eight && dx != 0 && dy != 0) {
+						continue
+					}
+					nx, ny := x+dx, y+dy
+					if nx < 0 || ny < 0 || nx >= m.w || ny >= m.h {
+						continue
+					}
+					j := ny*m.w + nx
+					if m.on[j] && l.id[j] == 0 {
+						l.id[j] = n
+						stack = append(stack, j)
+					}
+				}
+			}
+		}
+		l.comps = append(l.comps, c)
+	}
+	return l
+}
+
+// region is a set of pixels inside a box, as a mask over the box.
+type region struct {
+	Box  image.Rectangle
+	Mask []bool // Box.Dx()*Box.Dy(), row-major
+	Area int
+}
+
+func (r *region) has(x, y int) bool {
+	if !(image.Point{x, y}).In(r.Box) {
+		return false
+	}
+	return r.Mask[(y-r.Box.Min.Y)*r.Box.Dx()+(x-r.Box.Min.X)]
+}
+
+// filledRegion is the component n of l with its holes filled: the pixels of its box that the box's
+// border cannot reach without crossing the component. For a bubble's paper that is the whole
+// inside of its outline, lettering included.
+func filledRegion(l *labels, n int32) *region {
+	c := l.comps[n-1]
+	box := c.Box
+	w, h := box.Dx(), box.Dy()
+	outside := make([]bool, w*h)
+	var stack []int
+	push := func(x, y int) {
+		i := y*w + x
+		if outside[i] || l.id[(box.Min.Y+y)*l.w+box.Min.X+x] == n {
+			return
+		}
+		outside[i] = true
+		stack = append(stack, i)
+	}
+	for x := 0; x < w; x++ {
+		push(x, 0)
+		push(x, h-1)
+	}
+	for y := 0; y < h; y++ {
+		push(0, y)
+		push(w-1, y)
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := i%w, i/w
+		if x > 0 {
+			push(x-1, y)
+		}
+		if x < w-1 {
+			push(x+1, y)
+		}
+		if y > 0 {
+			push(x, y-1)
+		}
+		if y < h-1 {
+			push(x, y+1)
+		}
+	}
+	r := &region{Box: box, Mask: make([]bool, w*h)}
+	for i := range outside {
+		if !outside[i] {
+			r.Mask[i] = true
+			r.Area++
+		}
+	}
+	return r
+}
+
+// rowSpan is the widest run of region pixels on row y, as [x0, x1).
+func (r *region) rowSpan(y int) (int, int) {
+	if y < r.Box.Min.Y || y >= r.Box.Max.Y {
+		return 0, 0
+	}
+	row := r.Mask[(y-r.Box.Min.Y)*r.Box.Dx():][:r.Box.Dx()]
+	best0, best1, start := 0, 0, -1
+	for x := 0; x <= len(row); x++ {
+		if x < len(row) && row[x] {
+			if start < 0 {
+				start = x
+			}
+			continue
+		}
+		if start >= 0 && x-start > best1-best0 {
+			best0, best1 = start, x
+		}
+		start = -1
+	}
+	return r.Box.Min.X + best0, r.Box.Min.X + best1
+}
+
+// erode shrinks the region by d pixels (a square structuring element, done as two 1-D passes of
+// running minimums), so lettering keeps a margin from the bubble's outline.
+func (r *region) erode(d int) *region {
+	if d <= 0 {
+		return r
+	}
+	w, h := r.Box.Dx(), r.Box.Dy()
+	pass := func(src []bool, horizontal bool) []bool {
+		out := make([]bool, len(src))
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				keep := true
+				for k := -d; k <= d && keep; k++ {
+					xx, yy := x, y
+					if horizontal {
+						xx += k
+					} else {
+						yy += k
+					}
+					if xx < 0 || yy < 0 || xx >= w || yy >= h || !src[yy*w+xx] {
+						keep = false
+					}
+				}
+				out[y*w+x] = keep
+			}
+		}
+		return out
+	}
+	m := pass(pass(r.Mask, true), false)
+	out := &region{Box: r.Box, Mask: m}
+	for _, v := range m {
+		if v {
+			out.Area++
+		}
+	}
+	return out
+}
+
+// outline traces the region's boundary coarsely as a polygon: for every few rows, the left end of
+// its widest run going down and the right end coming back up. It is what the transcript reports
+// as a bubble's shape.
+func (r *region) outline(step int) []image.Point {
+	var left, right []image.Point
+	for y := r.Box.Min.Y; y < r.Box.Max.Y; y += max(1, step) {
+		x0, x1 := r.rowSpan(y)
+		if x1 > x0 {
+			left = append(left, image.Pt(x0, y))
+			right = append(right, image.Pt(x1, y))
+		}
+	}
+	slices.Reverse(right)
+	return append(left, right...)
+}

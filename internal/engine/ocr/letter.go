@@ -1,0 +1,259 @@
+package ocr
+
+import (
+	"image"
+	"image/color"
+	"strings"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/math/fixed"
+)
+
+// Lettering into a bubble's shape. A translation into English is longer than the Japanese and
+// runs across, not down, so it takes the bubble's interior, not the narrow column box: every line
+// is as wide as the bubble is at that height, lines are centred, and the block is centred on the
+// bubble. The size is the largest that fits; when even the smallest readable size does not fit,
+// the leading tightens, then long words are hyphenated, and only then does the size go lower.
+
+// shapeLine is one set line: its text, and where its centre sits.
+type shapeLine struct {
+	text  string
+	cx    int
+	width fixed.Int26_6
+}
+
+type shapeLayout struct {
+	face     font.Face
+	lines    []shapeLine
+	lineH    fixed.Int26_6
+	top      fixed.Int26_6
+	overflow bool
+}
+
+// spanAt is the run of the area containing x on row y, or the widest run when x is outside.
+func spanAt(area *region, x, y int) (int, int) {
+	if y < area.Box.Min.Y || y >= area.Box.Max.Y {
+		return 0, 0
+	}
+	row := area.Mask[(y-area.Box.Min.Y)*area.Box.Dx():][:area.Box.Dx()]
+	lx := x - area.Box.Min.X
+	if lx < 0 || lx >= len(row) || !row[lx] {
+		return area.rowSpan(y)
+	}
+	a, b := lx, lx
+	for a > 0 && row[a-1] {
+		a--
+	}
+	for b < len(row) && row[b] {
+		b++
+	}
+	return area.Box.Min.X + a, area.Box.Min.X + b
+}
+
+// bandSpan is the horizontal room all rows of [y0, y1) share around x.
+func bandSpan(area *region, x, y0, y1 int) (int, int) {
+	lo, hi := -1<<30, 1<<30
+	for _, y := range []int{y0, (y0 + y1) / 2, y1 - 1} {
+		a, b := spanAt(area, x, y)
+		lo, hi = max(lo, a), min(hi, b)
+	}
+	if hi <= lo {
+		return x, x
+	}
+	return lo, hi
+}
+
+// centroid is the mean position of the area's pixels.
+func centroid(area *region) image.Point {
+	var sx, sy, n int
+	w := area.Box.Dx()
+	for i, on := range area.Mask {
+		if on {
+			sx += i % w
+			sy += i / w
+			n++
+		}
+	}
+	if n == 0 {
+		return image.Pt((area.Box.Min.X+area.Box.Max.X)/2, (area.Box.Min.Y+area.Box.Max.Y)/2)
+	}
+	return image.Pt(area.Box.Min.X+sx/n, area.Box.Min.Y+sy/n)
+}
+
+// tryShape sets toks at one face and leading in area, returning false when they do not fit.
+func tryShape(face font.Face, toks []string, area *region, center image.Point, leading float64, hyphenate bool) (shapeLayout, bool) {
+	m := face.Metrics()
+	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * leading)
+	if lineH <= 0 {
+		return shapeLayout{}, false
+	}
+	maxLines := area.Box.Dy() / max(1, lineH.Ceil())
+	for n := 1; n <= maxLines; n++ {
+		top := fixed.I(center.Y) - lineH.Mul(fixed.I(n))/2
+		lay := shapeLayout{face: face, lineH: lineH, top: top}
+		queue := append([]string(nil), toks...)
+		ok := true
+		for k := 0; k < n && len(queue) > 0; k++ {
+			y0 := (top + lineH.Mul(fixed.I(k))).Floor()
+			x0, x1 := bandSpan(area, center.X, y0, y0+lineH.Ceil())
+			maxW := fixed.I(x1 - x0)
+			cur := ""
+			for len(queue) > 0 {
+				cand := queue[0]
+				if cur != "" {
+					cand = cur + " " + queue[0]
+				}
+				if font.MeasureString(face, cand) <= maxW {
+					cur = cand
+					queue = queue[1:]
+					continue
+				}
+				if cur == "" && hyphenate {
+					head, tail := splitToFit(face, queue[0], maxW)
+					if head != "" {
+						cur = head
+						queue[0] = tail
+					}
+				}
+				break
+			}
+			if cur == "" {
+				ok = false
+				break
+			}
+			lay.lines = append(lay.lines, shapeLine{text: cur, cx: (x0 + x1) / 2, width: font.MeasureString(face, cur)})
+		}
+		if ok && len(queue) == 0 {
+			// Centre the lines actually used.
+			used := len(lay.lines)
+			lay.top = fixed.I(center.Y) - lineH.Mul(fixed.I(used))/2
+			return lay, true
+		}
+	}
+	return shapeLayout{}, false
+}
+
+// splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping at least two
+// letters on each side.
+func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string) {
+	runes := []rune(word)
+	for cut := len(runes) - 2; cut >= 2; cut-- {
+		head := string(runes[:cut]) + "-"
+		if font.MeasureString(face, head) <= maxW {
+			return head, string(runes[cut:])
+		}
+	}
+	return "", word
+}
+
+// fitShape finds the largest size in [minReadable, maxSize] that fits text into area, trying
+// normal then tight leading, then hyphenation, and only then sizes down to half of minReadable.
+func (l *letterer) fitShape(area *region, maxSize, minReadable float64) shapeLayout {
+	toks := strings.Fields(l.text)
+	center := centroid(area)
+	search := func(lo, hi, leading float64, hyph bool) (shapeLayout, bool) {
+		var best shapeLayout
+		found := false
+		if lay, ok := tryShape(l.face(hi), toks, area, center, leading, hyph); ok {
+			return lay, true
+		}
+		for range 10 {
+			if hi-lo < 0.5 {
+				break
+			}
+			mid := (lo + hi) / 2
+			if lay, ok := tryShape(l.face(mid), toks, area, center, leading, hyph); ok {
+				lo, best, found = mid, lay, true
+			} else {
+				hi = mid
+			}
+		}
+		if !found {
+			if lay, ok := tryShape(l.face(lo), toks, area, center, leading, hyph); ok {
+				return lay, true
+			}
+		}
+		return best, found
+	}
+	maxSize = max(maxSize, minReadable)
+	for _, step := range []struct {
+		lo      float64
+		leading float64
+		hyph    bool
+	}{
+		{minReadable, 1.15, false},
+		{minReadable, 0.95, false},
+		{minReadable, 0.95, true},
+		{minReadable / 2, 0.95, true},
+	} {
+		if lay, ok := search(step.lo, maxSize, step.leading, step.hyph); ok {
+			return lay
+		}
+	}
+	// Nothing fits even at half the readable size: set it at the readable size across the
+	// bubble's widest row and let it run over, rather than print what nobody can read.
+	face := l.face(minReadable)
+	box := area.Box
+	lay := l.rewrapLoose(face, toks, box.Dx())
+	out := shapeLayout{face: face, lineH: lay.lineHeight, overflow: true}
+	out.top = fixed.I(center.Y) - lay.lineHeight.Mul(fixed.I(len(lay.lines)))/2
+	for i, s := range lay.lines {
+		out.lines = append(out.lines, shapeLine{text: s, cx: center.X, width: lay.widths[i]})
+	}
+	return out
+}
+
+// draw letters the layout.
+func (lay shapeLayout) draw(dst *image.RGBA, ink color.Color) {
+	if lay.face == nil {
+		return
+	}
+	m := lay.face.Metrics()
+	d := font.Drawer{Dst: dst, Src: image.NewUniform(ink), Face: lay.face}
+	for i, ln := range lay.lines {
+		y := lay.top + lay.lineH.Mul(fixed.I(i)) + (lay.lineH-m.Ascent-m.Descent)/2 + m.Ascent
+		d.Dot = fixed.Point26_6{X: fixed.I(ln.cx) - ln.width/2, Y: y}
+		d.DrawString(ln.text)
+	}
+}
+
+// drawVertical letters CJK text top to bottom in columns right to left inside box, at the
+// largest size that fits, as vertical bubbles are lettered.
+func (l *letterer) drawVertical(dst *image.RGBA, box image.Rectangle, maxSize float64, ink color.Color) {
+	runes := []rune(strings.Join(strings.Fields(l.text), ""))
+	n := len(runes)
+	if n == 0 {
+		return
+	}
+	size := maxSize
+	for ; size > minFontPx; size *= 0.92 {
+		perCol := int(float64(box.Dy()) / (size * 1.05))
+		if perCol < 1 {
+			continue
+		}
+		cols := (n + perCol - 1) / perCol
+		if float64(cols)*size*1.3 <= float64(box.Dx()) {
+			break
+		}
+	}
+	face := l.face(size)
+	if face == nil {
+		return
+	}
+	perCol := max(1, int(float64(box.Dy())/(size*1.05)))
+	cols := (n + perCol - 1) / perCol
+	pitch := size * 1.3
+	right := float64(box.Min.X+box.Max.X)/2 + float64(cols)*pitch/2
+	rows := min(n, perCol)
+	top := float64(box.Min.Y+box.Max.Y)/2 - float64(rows)*size*1.05/2
+	m := face.Metrics()
+	d := font.Drawer{Dst: dst, Src: image.NewUniform(ink), Face: face}
+	for i, r := range runes {
+		c, k := i/perCol, i%perCol
+		adv, _ := face.GlyphAdvance(r)
+		x := right - float64(c)*pitch - pitch/2 - float64(adv.Round())/2
+		y := top + float64(k)*size*1.05
+		d.Dot = fixed.Point26_6{X: fixed.Int26_6(x * 64), Y: fixed.Int26_6(y*64) + m.Ascent}
+		d.DrawString(string(r))
+	}
+}

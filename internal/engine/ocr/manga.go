@@ -1,0 +1,398 @@
+package ocr
+
+import (
+	"cmp"
+	"image"
+	"image/color"
+	"slices"
+	"sort"
+)
+
+// Finding lettering on manga, manhwa and manhua pages. Whole-page OCR layout analysis finds almost
+// none of it: the lettering sits in bubbles among screentone, hatching and speed lines, and runs in
+// vertical columns. So the page is analysed as a letterer would look at it: paper-coloured areas
+// (bubbles, captions, the panel's white) are found on a blurred copy, where tone averages to grey
+// and only real paper stays light; the dark shapes each such area encloses are candidate text;
+// those of a consistent stroke size that line up in columns or rows become a text block, and the
+// thin columns beside the main ones are furigana, erased with the text but never read.
+
+// textBlock is one bubble's or caption's lettering.
+type textBlock struct {
+	// Box bounds the lettering (furigana included).
+	Box image.Rectangle
+	// Vertical is true for top-to-bottom columns read right to left.
+	Vertical bool
+	// Lines are the columns (vertical) or rows (horizontal) of the main text, in reading order.
+	Lines []image.Rectangle
+	// Ruby are the furigana columns or rows: erased, not read.
+	Ruby []image.Rectangle
+	// Char is the size of one character: a column's width or a row's height.
+	Char int
+	// ink marks, over Box, the pixels that belong to the lettering.
+	ink []bool
+	// Bubble is the paper area around the lettering with its holes filled, or nil for text that
+	// no enclosed paper area holds (text on art, a page-wide gutter).
+	Bubble *region
+	Paper  color.RGBA
+}
+
+func (b *textBlock) inkAt(x, y int) bool {
+	if !(image.Point{x, y}).In(b.Box) {
+		return false
+	}
+	return b.ink[(y-b.Box.Min.Y)*b.Box.Dx()+(x-b.Box.Min.X)]
+}
+
+// pageAnalysis is what the finder learned about a page, kept for cleaning and lettering.
+type pageAnalysis struct {
+	gray   *image.Gray
+	paper  uint8
+	inkMax uint8 // pixels darker than this are ink
+}
+
+// findTextBlocks finds the lettering of a page in reading order; rtl orders blocks right to left
+// (Japanese), otherwise left to right.
+func findTextBlocks(page *image.RGBA, rtl bool) ([]*textBlock, *pageAnalysis) {
+	g := grayOf(page)
+	b := g.Bounds()
+	long := max(b.Dx(), b.Dy())
+	paper := paperLevel(g)
+	inkMax := min(otsu(g), paper-50)
+	inkMax = max(inkMax, 60)
+	pa := &pageAnalysis{gray: g, paper: paper, inkMax: inkMax}
+
+	r := max(1, long/900)
+	blur := boxBlur(g, r)
+	lightMin := uint8(max(140, int(paper)-45))
+	light := &bitmap{w: b.Dx(), h: b.Dy(), on: make([]bool, b.Dx()*b.Dy())}
+	for i, v := range blur.Pix {
+		light.on[i] = v >= lightMin
+	}
+	ll := label(light, false)
+
+	minChar, maxChar := max(7, long/260), long/7
+	minRegion := 4 * minChar * minChar
+	var blocks []*textBlock
+	for i, c := range ll.comps {
+		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar {
+			continue
+		}
+		n := int32(i + 1)
+		filled := filledRegion(ll, n)
+		if filled.Area-c.Area < minChar*minChar/2 {
+			continue // nothing inside it
+		}
+		blocks = append(blocks, blocksInRegion(g, ll, n, filled, pa, minChar, maxChar)...)
+	}
+	blocks = dropContained(blocks)
+	orderBlocks(blocks, rtl)
+	return blocks, pa
+}
+
+// dropContained removes specks found inside another block's bubble (a stray mark of punctuation
+// that clustered alone): erasing a bubble cleans all of its interior anyway.
+func dropContained(blocks []*textBlock) []*textBlock {
+	var out []*textBlock
+next:
+	for _, b := range blocks {
+		for _, o := range blocks {
+			if o != b && o.Bubble != nil && area(b.Box) < area(o.Box) && b.Box.In(o.Bubble.Box) && len(b.Lines) == 1 &&
+				o.Bubble.has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
+				continue next
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// blob is a hole of a paper region: a dark shape it encloses.
+type blob struct {
+	Box   image.Rectangle
+	Ink   int
+	Thick int
+	pix   []int // page pixel indices of the blob's ink
+}
+
+func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *pageAnalysis, minChar, maxChar int) []*textBlock {
+	box := filled.Box
+	w, h := box.Dx(), box.Dy()
+	// The holes: filled pixels that are not the paper itself.
+	hole := &bitmap{w: w, h: h, on: make([]bool, w*h)}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			hole.on[i] = filled.Mask[i] && ll.id[(box.Min.Y+y)*ll.w+box.Min.X+x] != n
+		}
+	}
+	hl := label(hole, true)
+	var blobs []blob
+	for k, c := range hl.comps {
+		thick, length := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
+		if thick > maxChar*5/4 || length < minChar/2 {
+			continue
+		}
+		bb := blob{Box: c.Box.Add(box.Min), Thick: thick}
+		id := int32(k + 1)
+		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+				if hl.id[y*w+x] != id {
+					continue
+				}
+				px := (box.Min.Y+y)*g.Stride + box.Min.X + x
+				if g.Pix[px] < pa.inkMax {
+					bb.Ink++
+					bb.pix = append(bb.pix, px)
+				}
+			}
+		}
+		density := float64(bb.Ink) / float64(c.Area)
+		if bb.Ink < 3 || density > 0.75 {
+			continue
+		}
+		blobs = append(blobs, bb)
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
+	// white) may hold several clusters, each its own block.
+	parent := make([]int, len(blobs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	for i := range blobs {
+		for j := i + 1; j < len(blobs); j++ {
+			gap := max(minChar, blobs[i].Thick, blobs[j].Thick) * 6 / 5
+			if boxGap(blobs[i].Box, blobs[j].Box) <= gap {
+				parent[find(i)] = find(j)
+			}
+		}
+	}
+	groups := map[int][]blob{}
+	for i := range blobs {
+		groups[find(i)] = append(groups[find(i)], blobs[i])
+	}
+	var out []*textBlock
+	for _, grp := range groups {
+		if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+			// A paper area that is mostly this lettering is its bubble; a much larger one is a
+			// panel's white or the gutter, where the text is free.
+			if filled.Area <= 8*area(tb.Box) && filled.Box.Dx() < g.Bounds().Dx()*9/10 {
+				tb.Bubble = filled
+			}
+			out = append(out, tb)
+		}
+	}
+	return out
+}
+
+// boxGap is the gap between two boxes: zero when they touch or overlap, else the larger of the
+// horizontal and vertical gaps.
+func boxGap(a, b image.Rectangle) int {
+	dx := max(0, max(a.Min.X, b.Min.X)-min(a.Max.X, b.Max.X))
+	dy := max(0, max(a.Min.Y, b.Min.Y)-min(a.Max.Y, b.Max.Y))
+	return max(dx, dy)
+}
+
+// makeBlock decides whether a cluster of blobs is lettering, its direction, lines and furigana.
+func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int) *textBlock {
+	var box image.Rectangle
+	for _, bl := range grp {
+		box = box.Union(bl.Box)
+	}
+	w, h := box.Dx(), box.Dy()
+	ink := make([]bool, w*h)
+	xs := make([]int, w)
+	ys := make([]int, h)
+	total := 0
+	for _, bl := range grp {
+		for _, px := range bl.pix {
+			x, y := px%g.Stride-box.Min.X, px/g.Stride-box.Min.Y
+			ink[y*w+x] = true
+			xs[x]++
+			ys[y]++
+			total++
+		}
+	}
+	if total < minChar {
+		return nil
+	}
+	cols := segments(xs, max(1, minChar/8))
+	rows := segments(ys, max(1, minChar/8))
+	vAspect := lineAspect(cols, ink, w, h, true)
+	hAspect := lineAspect(rows, ink, w, h, false)
+	vertical := vAspect >= hAspect
+	segs := rows
+	if vertical {
+		segs = cols
+	}
+	var lines []image.Rectangle
+	for _, s := range segs {
+		lines = append(lines, extent(ink, w, h, s, vertical).Add(box.Min))
+	}
+	thick := make([]int, len(lines))
+	for i, l := range lines {
+		thick[i] = crossSize(l, vertical)
+	}
+	main := slices.Max(thick)
+	// Furigana sit beside the main columns (right of them in vertical text, above in horizontal)
+	// at about half their size.
+	tb := &textBlock{Box: box, Vertical: vertical, ink: ink, Paper: color.RGBA{pa.paper, pa.paper, pa.paper, 255}}
+	var mains []int
+	for i, l := range lines {
+		if thick[i]*100 < main*62 && len(lines) > 1 {
+			tb.Ruby = append(tb.Ruby, l)
+			continue
+		}
+		tb.Lines = append(tb.Lines, l)
+		mains = append(mains, thick[i])
+	}
+	sort.Ints(mains)
+	tb.Char = mains[len(mains)/2]
+	if tb.Char < minChar || tb.Char > maxChar {
+		return nil
+	}
+	// Lettering is a row of characters: a line much shorter than one character across is a
+	// speck, and a single line that is a lone square blob of solid ink is art.
+	longest := 0
+	for _, l := range tb.Lines {
+		longest = max(longest, lineLength(l, vertical))
+	}
+	if longest < tb.Char*7/10 {
+		return nil
+	}
+	density := float64(total) / float64(w*h)
+	if density < 0.04 || density > 0.6 {
+		return nil
+	}
+	if vertical {
+		slices.SortFunc(tb.Lines, func(a, b image.Rectangle) int { return cmp.Compare(b.Max.X, a.Max.X) })
+	} else {
+		slices.SortFunc(tb.Lines, func(a, b image.Rectangle) int { return cmp.Compare(a.Min.Y, b.Min.Y) })
+	}
+	return tb
+}
+
+func crossSize(r image.Rectangle, vertical bool) int {
+	if vertical {
+		return r.Dx()
+	}
+	return r.Dy()
+}
+
+func lineLength(r image.Rectangle, vertical bool) int {
+	if vertical {
+		return r.Dy()
+	}
+	return r.Dx()
+}
+
+// segments splits a projection profile into runs of non-empty bins, joining runs separated by
+// gaps of at most slack bins (a stroke-less sliver inside one character).
+func segments(profile []int, slack int) [][2]int {
+	var out [][2]int
+	start, lastOn := -1, -1
+	for i, v := range profile {
+		if v == 0 {
+			continue
+		}
+		if start >= 0 && i-lastOn-1 > slack {
+			out = append(out, [2]int{start, lastOn + 1})
+			start = -1
+		}
+		if start < 0 {
+			start = i
+		}
+		lastOn = i
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, lastOn + 1})
+	}
+	return out
+}
+
+// extent is the bounding box, inside the w×h ink mask, of the ink in one segment.
+func extent(ink []bool, w, h int, s [2]int, vertical bool) image.Rectangle {
+	var r image.Rectangle
+	first := true
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			in := x >= s[0] && x < s[1]
+			if !vertical {
+				in = y >= s[0] && y < s[1]
+			}
+			if !in || !ink[y*w+x] {
+				continue
+			}
+			p := image.Rect(x, y, x+1, y+1)
+			if first {
+				r, first = p, false
+			} else {
+				r = r.Union(p)
+			}
+		}
+	}
+	return r
+}
+
+// lineAspect scores a split into lines: the mean length-to-thickness ratio of its lines, weighted
+// by their ink. Columns of vertical text are long and thin when split by x; rows of horizontal
+// text when split by y.
+func lineAspect(segs [][2]int, ink []bool, w, h int, vertical bool) float64 {
+	var sum, weight float64
+	for _, s := range segs {
+		r := extent(ink, w, h, s, vertical)
+		if r.Empty() {
+			continue
+		}
+		thick, length := float64(crossSize(r, vertical)), float64(lineLength(r, vertical))
+		wt := float64(r.Dx() * r.Dy())
+		sum += length / thick * wt
+		weight += wt
+	}
+	if weight == 0 {
+		return 0
+	}
+	return sum / weight
+}
+
+// orderBlocks sorts blocks into reading order: rows of blocks top to bottom (blocks whose
+// vertical extents overlap by half share a row), and within a row right to left for Japanese,
+// left to right otherwise.
+func orderBlocks(blocks []*textBlock, rtl bool) {
+	slices.SortFunc(blocks, func(a, b *textBlock) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
+	var rows [][]*textBlock
+	for _, bl := range blocks {
+		placed := false
+		for i := range rows {
+			last := rows[i][0]
+			ov := min(last.Box.Max.Y, bl.Box.Max.Y) - max(last.Box.Min.Y, bl.Box.Min.Y)
+			if ov*2 >= min(last.Box.Dy(), bl.Box.Dy()) {
+				rows[i] = append(rows[i], bl)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			rows = append(rows, []*textBlock{bl})
+		}
+	}
+	out := blocks[:0]
+	for _, row := range rows {
+		slices.SortFunc(row, func(a, b *textBlock) int {
+			if rtl {
+				return cmp.Compare(b.Box.Max.X, a.Box.Max.X)
+			}
+			return cmp.Compare(a.Box.Min.X, b.Box.Min.X)
+		})
+		out = append(out, row...)
+	}
+}

@@ -1,0 +1,418 @@
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"slices"
+	"strings"
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/translator"
+)
+
+// minReadConf is the least confidence a block's reading needs to be translated. Below it the
+// reading is mostly wrong characters, and lettering a translation of them would be garbage
+// presented as a translation.
+const minReadConf = 0.55
+
+// cjkPage is the outcome of reading a page as CJK lettering.
+type cjkPage struct {
+	blocks   []*textBlock
+	readings []reading
+	lang     string // detected or given: ja, ko, zh-Hans, zh-Hant; "" when not CJK
+	pa       *pageAnalysis
+}
+
+// readCJK finds the lettering and establishes its language before reading it for good: vertical
+// columns are read with the vertical models, rows with the horizontal ones, and the script of
+// what comes back (kana, Hangul, Han alone) decides among the candidates.
+func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) (*cjkPage, error) {
+	blocks, pa := findTextBlocks(page, true)
+	mp := &cjkPage{blocks: blocks, pa: pa}
+	if len(blocks) == 0 {
+		return mp, nil
+	}
+	probe := func(vertical bool) string {
+		var names []string
+		for _, c := range cands {
+			name := tessLang[c]
+			if vertical {
+				name += "_vert"
+			}
+			if slices.Contains(e.installed, name) && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		// One model per probe: Japanese reads kana and kanji, so it tells Japanese from
+		// Chinese; Korean's model is needed to see Hangul at all.
+		if len(names) > 2 {
+			names = names[:2]
+		}
+		return strings.Join(names, "+")
+	}
+	// Detection: read what the page has with the candidates' models.
+	readings, err := e.readOriented(ctx, pa, blocks, probe)
+	if err != nil {
+		return nil, err
+	}
+	var counts scriptCounts
+	for i, r := range readings {
+		if r.Conf < minReadConf {
+			continue
+		}
+		c := countScripts(r.Text)
+		w := len(blocks[i].Lines)
+		counts.Kana += c.Kana * w
+		counts.Han += c.Han * w
+		counts.Hangul += c.Hangul * w
+		counts.Latin += c.Latin * w
+		counts.Other += c.Other * w
+	}
+	lang := counts.cjkLanguage()
+	if lang == "zh" {
+		lang = ""
+		for _, c := range cands {
+			if c == "zh-Hans" || c == "zh-Hant" {
+				lang = c
+				break
+			}
+		}
+	}
+	if lang == "" || !slices.Contains(cands, lang) {
+		return mp, nil
+	}
+	mp.lang = lang
+	// The final reading uses the detected language's models alone.
+	one := func(vertical bool) string {
+		name := tessLang[lang]
+		if vertical && slices.Contains(e.installed, name+"_vert") {
+			name += "_vert"
+		}
+		return name
+	}
+	if one(true) != probe(true) || one(false) != probe(false) {
+		if readings, err = e.readOriented(ctx, pa, blocks, one); err != nil {
+			return nil, err
+		}
+	}
+	mp.readings = readings
+	if lang == "ko" || (lang != "ja" && !mostlyVertical(blocks)) {
+		// Horizontal Korean and Chinese pages read left to right.
+		byBlock := map[*textBlock]reading{}
+		for i, b := range blocks {
+			byBlock[b] = readings[i]
+		}
+		orderBlocks(blocks, false)
+		for i, b := range blocks {
+			mp.readings[i] = byBlock[b]
+		}
+	}
+	return mp, nil
+}
+
+// looksLikeText reports whether what was found is lettering beyond doubt: several blocks, or
+// one of several lines. A lone shape may be art, and a page of art is returned unchanged.
+func (mp *cjkPage) looksLikeText() bool {
+	return len(mp.blocks) >= 2 || (len(mp.blocks) == 1 && len(mp.blocks[0].Lines) >= 2)
+}
+
+func mostlyVertical(blocks []*textBlock) bool {
+	v := 0
+	for _, b := range blocks {
+		if b.Vertical {
+			v++
+		}
+	}
+	return v*2 > len(blocks)
+}
+
+// readOriented reads vertical blocks with models[true] (page segmentation 5, a vertical block)
+// and horizontal ones with models[false] (6, a uniform block), in block order.
+func (e *Engine) readOriented(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, model func(vertical bool) string) ([]reading, error) {
+	out := make([]reading, len(blocks))
+	for _, vertical := range []bool{true, false} {
+		var idx []int
+		var sel []*textBlock
+		for i, b := range blocks {
+			if b.Vertical == vertical {
+				idx = append(idx, i)
+				sel = append(sel, b)
+			}
+		}
+		lang := model(vertical)
+		if len(sel) == 0 || lang == "" {
+			continue
+		}
+		psm := 6
+		if vertical {
+			psm = 5
+		}
+		rs, err := e.readBlocks(ctx, pa, sel, lang, psm)
+		if err != nil {
+			return nil, fmt.Errorf("reading lettering: %w", err)
+		}
+		for k, i := range idx {
+			out[i] = rs[k]
+		}
+	}
+	return out, nil
+}
+
+// cleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
+// edges of a crop.
+func cleanCJK(s string) string {
+	var b strings.Builder
+	rs := []rune(strings.TrimSpace(s))
+	for i, r := range rs {
+		if r == ' ' && i > 0 && i < len(rs)-1 && (isCJKText(string(rs[i-1])) || isCJKText(string(rs[i+1]))) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// translateCJK translates the read blocks of mp, cleans and letters the page; it fills the
+// transcript. It is an error a user reads when the language cannot be translated here or the
+// text could not be read with confidence.
+func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned, page *image.RGBA, mp *cjkPage, progress func(string)) (*engine.Response, *engine.Transcript, []byte, error) {
+	tr := e.translatorFor(p.mode, mp.lang, p.dst)
+	if tr == nil {
+		return nil, nil, nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
+	}
+	var keep []int
+	var texts []string
+	for i, r := range mp.readings {
+		text := cleanCJK(r.Text)
+		if r.Conf < minReadConf || !isCJKText(text) {
+			continue
+		}
+		keep = append(keep, i)
+		texts = append(texts, text)
+	}
+	if len(keep) == 0 {
+		return nil, nil, nil, engine.Permanent(fmt.Sprintf("the %s text on this page could not be read with confidence", languageName(mp.lang)), nil)
+	}
+	progress("translate")
+	treq := translator.Request{Src: mp.lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
+		Glossary: translator.ParseGlossary(req.Glossary)}
+	treq.Previous = previousExchange(req.Previous)
+	if ir, ok := tr.(translator.ImageReader); ok && ir.ReadsImages() {
+		for _, i := range keep {
+			treq.Images = append(treq.Images, cropPNG(page, mp.blocks[i].Box.Inset(-mp.blocks[i].Char/2)))
+		}
+	}
+	res, err := tr.Translate(ctx, treq)
+	if err != nil {
+		return nil, nil, nil, translationError(tr.Name(), err)
+	}
+	progress("render")
+	ts := &engine.Transcript{Width: page.Bounds().Dx(), Height: page.Bounds().Dy(), SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr"}
+	translated := map[int]string{}
+	sources := map[int]string{}
+	for k, i := range keep {
+		translated[i] = strings.TrimSpace(res.Translations[k])
+		sources[i] = texts[k]
+		if k < len(res.Sources) && strings.TrimSpace(res.Sources[k]) != "" {
+			sources[i] = strings.TrimSpace(res.Sources[k])
+		}
+	}
+	// Clean every translated block first, so that lettering never lands on a neighbour's
+	// glyphs, then keep a copy of the clean page for teams that letter by hand.
+	for i, b := range mp.blocks {
+		if translated[i] != "" {
+			e.eraseBlock(page, mp.pa, b)
+		}
+	}
+	format := req.Format
+	cleaned, err := encodeLike(page, format)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	n := 0
+	for i, b := range mp.blocks {
+		tb := engine.TranscriptBlock{
+			Box: rectOf(b.Box), Kind: "free", Vertical: b.Vertical, Lang: mp.lang,
+			Source: cleanCJK(mp.readings[i].Text), Confidence: round2(mp.readings[i].Conf),
+		}
+		if s, ok := sources[i]; ok {
+			tb.Source = s
+		}
+		if b.Bubble != nil {
+			tb.Kind = "bubble"
+		}
+		if text := translated[i]; text != "" {
+			tb.Translation = text
+			tb.Shape = e.letterBlock(page, b, text, p.dst)
+			n++
+		}
+		if tb.Shape == nil {
+			tb.Shape = corners(b.Box)
+		}
+		ts.Blocks = append(ts.Blocks, tb)
+	}
+	return &engine.Response{Blocks: n}, ts, cleaned, nil
+}
+
+func languageName(code string) string {
+	if name := translator.LanguageName(code); name != "" {
+		return name
+	}
+	return code
+}
+
+// eraseBlock removes a block's lettering, furigana included. Inside a bubble everything that is
+// not paper (strokes grown over their anti-aliased fringe, stray punctuation) takes the bubble's
+// own paper colour, and the outline is never touched; on art the strokes are rebuilt from their
+// surroundings.
+func (e *Engine) eraseBlock(page *image.RGBA, pa *pageAnalysis, b *textBlock) {
+	grow := max(1, b.Char/12)
+	pb := page.Bounds()
+	m := newMask(pb)
+	mark := func(x, y int) {
+		for dy := -grow; dy <= grow; dy++ {
+			for dx := -grow; dx <= grow; dx++ {
+				px, py := x+dx, y+dy
+				if !(image.Point{px, py}).In(pb) || (b.Bubble != nil && !b.Bubble.has(px, py)) {
+					continue
+				}
+				m.bits[(py-pb.Min.Y)*m.w+(px-pb.Min.X)] = true
+			}
+		}
+	}
+	if b.Bubble != nil {
+		paperMin := uint8(max(120, int(pa.paper)-45))
+		bb := b.Bubble.Box
+		for y := bb.Min.Y; y < bb.Max.Y; y++ {
+			for x := bb.Min.X; x < bb.Max.X; x++ {
+				if b.Bubble.has(x, y) && pa.gray.GrayAt(x, y).Y < paperMin {
+					mark(x, y)
+				}
+			}
+		}
+		paper := bubblePaper(page, b.Bubble, b)
+		for i, on := range m.bits {
+			if on {
+				page.SetRGBA(pb.Min.X+i%m.w, pb.Min.Y+i/m.w, paper)
+			}
+		}
+		return
+	}
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if b.inkAt(x, y) {
+				mark(x, y)
+			}
+		}
+	}
+	fill(page, m)
+}
+
+// bubblePaper is the median colour of a bubble's paper: its pixels away from the lettering.
+func bubblePaper(page *image.RGBA, bubble *region, b *textBlock) color.RGBA {
+	var rs, gs, bs []uint8
+	step := max(1, bubble.Box.Dx()/80)
+	for y := bubble.Box.Min.Y; y < bubble.Box.Max.Y; y += step {
+		for x := bubble.Box.Min.X; x < bubble.Box.Max.X; x += step {
+			if !bubble.has(x, y) || (image.Point{x, y}).In(b.Box) {
+				continue
+			}
+			c := page.RGBAAt(x, y)
+			rs, gs, bs = append(rs, c.R), append(gs, c.G), append(bs, c.B)
+		}
+	}
+	if len(rs) == 0 {
+		return b.Paper
+	}
+	med := func(v []uint8) uint8 { slices.Sort(v); return v[len(v)/2] }
+	return color.RGBA{med(rs), med(gs), med(bs), 255}
+}
+
+// letterBlock letters text for block b and returns the outline of the area it used.
+func (e *Engine) letterBlock(page *image.RGBA, b *textBlock, text, lang string) []engine.Point {
+	long := max(page.Bounds().Dx(), page.Bounds().Dy())
+	minReadable := max(float64(minFontPx)+2, float64(long)/110)
+	l := letterer{fnt: e.fonts.forBubble(lang, text), cjk: isCJK(lang), text: text}
+	ink := color.RGBA{0, 0, 0, 255}
+	paper := b.Paper
+	if b.Bubble != nil {
+		paper = bubblePaper(page, b.Bubble, b)
+	}
+	ink = inkFor(ink, paper, true)
+	if isCJK(lang) && b.Vertical {
+		box := b.Box
+		if b.Bubble != nil {
+			box = largestBox(b.Bubble.erode(max(2, b.Char/3)), b.Box)
+		}
+		l.drawVertical(page, box, float64(b.Char), ink)
+		return corners(box)
+	}
+	var area *region
+	if b.Bubble != nil {
+		area = b.Bubble.erode(max(2, b.Char/4))
+		if area.Area < area.Box.Dx() { // a sliver: fall back to the lettering's own box
+			area = nil
+		}
+	}
+	if area == nil {
+		box := b.Box.Inset(-b.Char / 2).Intersect(page.Bounds())
+		area = &region{Box: box, Mask: make([]bool, box.Dx()*box.Dy()), Area: box.Dx() * box.Dy()}
+		for i := range area.Mask {
+			area.Mask[i] = true
+		}
+	}
+	lay := l.fitShape(area, float64(b.Char)*0.85, minReadable)
+	lay.draw(page, ink)
+	var pts []engine.Point
+	for _, p := range area.outline(max(4, area.Box.Dy()/24)) {
+		pts = append(pts, engine.Point{X: p.X, Y: p.Y})
+	}
+	return pts
+}
+
+// largestBox is the box around the centre of inner that the area holds, grown from inner.
+func largestBox(area *region, inner image.Rectangle) image.Rectangle {
+	box := inner
+	fits := func(r image.Rectangle) bool {
+		for _, p := range []image.Point{r.Min, {r.Max.X - 1, r.Min.Y}, {r.Min.X, r.Max.Y - 1}, r.Max.Sub(image.Pt(1, 1))} {
+			if !area.has(p.X, p.Y) {
+				return false
+			}
+		}
+		return true
+	}
+	for range 200 {
+		grown := false
+		for _, d := range []image.Rectangle{{image.Pt(-1, 0), image.Pt(0, 0)}, {image.Pt(0, 0), image.Pt(1, 0)}, {image.Pt(0, -1), image.Pt(0, 0)}, {image.Pt(0, 0), image.Pt(0, 1)}} {
+			r := image.Rectangle{box.Min.Add(d.Min), box.Max.Add(d.Max)}
+			if fits(r) {
+				box, grown = r, true
+			}
+		}
+		if !grown {
+			break
+		}
+	}
+	return box
+}
+
+func rectOf(r image.Rectangle) engine.Rect {
+	return engine.Rect{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
+}
+
+func corners(r image.Rectangle) []engine.Point {
+	return []engine.Point{{X: r.Min.X, Y: r.Min.Y}, {X: r.Max.X, Y: r.Min.Y}, {X: r.Max.X, Y: r.Max.Y}, {X: r.Min.X, Y: r.Max.Y}}
+}
+
+func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
+
+// cropPNG encodes a part of the page for a model that reads images.
+func cropPNG(page *image.RGBA, r image.Rectangle) []byte {
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, page.SubImage(r.Intersect(page.Bounds())))
+	return buf.Bytes()
+}
