@@ -110,7 +110,7 @@ func similarity(got, want string) float64 {
 }
 
 var sampleTranslations = map[string]string{
-	"お前は何者だ？":   "Who are you?",
+	"お前は何者だ？":    "Who are you?",
 	"私の名前は田中です。": "My name is Tanaka.",
 	"ここから逃げよう！":  "Let's run away from here!",
 }
