@@ -190,6 +190,10 @@ func TestTranscriptsAndCleanedPages(t *testing.T) {
 		"/api/outputs/" + a.JobID + "/cleaned/page9.png",
 		"/api/outputs/" + a.JobID + "/cleaned/..%2F..%2Fpages.zip",
 		"/api/outputs/" + a.JobID + "/page1.png.json",
+		"/api/outputs/" + a.JobID + "/transcripts",
+		"/api/outputs/" + a.JobID + "/transcripts/",
+		"/api/outputs/" + a.JobID + "/cleaned",
+		"/api/outputs/" + a.JobID + "/cleaned/",
 	} {
 		if r := env.Do("GET", path, nil, nil); r.Status != http.StatusNotFound || r.ErrorCode() == "" {
 			t.Errorf("GET %s: %d %s", path, r.Status, r.Body)
