@@ -5,6 +5,7 @@ package activities
 import (
 	"archive/zip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/lang"
 	"github.com/vtsproject/vts/internal/store"
 )
 
@@ -107,13 +109,24 @@ type TranslatePageInput struct {
 	Mode           string
 	Resolution     string
 	CustomPrompt   string
+	// Glossary is the job's normalised glossary (internal/glossary), "" when it has none.
+	Glossary string
+	// PreviousOutputName names the job's previous page, "" for the first: its transcript, when
+	// already written, is the engine's context for this page.
+	PreviousOutputName string
 }
 
-// TranslatePageResult says where the translated page was written.
+// TranslatePageResult says where the translated page and its companions were written.
 type TranslatePageResult struct {
 	OutputKey string
 	Bytes     int
 	Blocks    int
+	// TranscriptKey and CleanedKey are "" when the engine produced no transcript or cleaned page.
+	TranscriptKey string
+	CleanedKey    string
+	// SourceLang is the page's language: as the engine detected it, else as the upload named it
+	// ("" when the upload said auto and the engine did not say).
+	SourceLang string
 }
 
 // TranslatePage reads the source page, has the mode's engine translate it and writes the result.
@@ -150,6 +163,7 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	out, err := eng.Translate(ctx, engine.Request{
 		Image: src, Format: in.Format, Filename: in.SourceFilename, SourceLang: in.SourceLang,
 		TargetLang: in.TargetLang, Mode: in.Mode, Resolution: in.Resolution, CustomPrompt: in.CustomPrompt,
+		Glossary: in.Glossary, Previous: a.previousTranscript(ctx, log, in),
 		Progress: func(stage string) { activity.RecordHeartbeat(ctx, stage) },
 	})
 	if err != nil {
@@ -165,21 +179,82 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 		}
 		return nil, fmt.Errorf("translating %s: %w", in.SourceFilename, err)
 	}
-	key := blobstore.OutputKey(in.JobID, in.OutputName)
-	if err := a.Bucket.WriteAll(ctx, key, out.Image, &blob.WriterOptions{ContentType: imageio.ContentType(out.Format)}); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", key, err)
+	res := &TranslatePageResult{Bytes: len(out.Image), Blocks: out.Blocks}
+	if in.SourceLang != lang.Auto {
+		res.SourceLang = in.SourceLang
 	}
-	log.Info("page translated", "blocks", out.Blocks, "bytes", len(out.Image), "took", time.Since(started).Round(time.Millisecond))
-	return &TranslatePageResult{OutputKey: key, Bytes: len(out.Image), Blocks: out.Blocks}, nil
+	// The companions first: a page whose output exists has had its transcript written too.
+	if out.Transcript != nil {
+		t := *out.Transcript
+		t.Page = in.OutputName
+		if t.Blocks == nil {
+			t.Blocks = []engine.TranscriptBlock{}
+		}
+		if t.SourceLang != "" {
+			res.SourceLang = t.SourceLang
+		}
+		data, err := json.MarshalIndent(t, "", "  ")
+		if err != nil {
+			// An engine's bug (a NaN confidence); the page itself is good, so it is kept.
+			log.Error("transcript not kept: it does not encode as JSON", "err", err)
+		} else {
+			key := blobstore.TranscriptKey(in.JobID, in.OutputName)
+			if err := a.Bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: transcriptType}); err != nil {
+				return nil, fmt.Errorf("writing %s: %w", key, err)
+			}
+			res.TranscriptKey = key
+		}
+	}
+	if out.Cleaned != nil {
+		key := blobstore.CleanedKey(in.JobID, in.OutputName)
+		if err := a.Bucket.WriteAll(ctx, key, out.Cleaned, &blob.WriterOptions{ContentType: imageio.ContentType(out.Format)}); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", key, err)
+		}
+		res.CleanedKey = key
+	}
+	res.OutputKey = blobstore.OutputKey(in.JobID, in.OutputName)
+	if err := a.Bucket.WriteAll(ctx, res.OutputKey, out.Image, &blob.WriterOptions{ContentType: imageio.ContentType(out.Format)}); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", res.OutputKey, err)
+	}
+	log.Info("page translated", "blocks", out.Blocks, "bytes", len(out.Image), "lang", res.SourceLang,
+		"transcript", res.TranscriptKey != "", "cleaned", res.CleanedKey != "", "took", time.Since(started).Round(time.Millisecond))
+	return res, nil
 }
 
-// ZipEntry is one translated page to put into the archive.
+// transcriptType is the content type of transcript blobs; BuildZip compresses what has it.
+const transcriptType = "application/json"
+
+// previousTranscript reads the transcript of the job's previous page, for context. Pages run in
+// parallel, so it may not be written yet; that, or any trouble reading it, means no context
+// rather than a failed page.
+func (a *Activities) previousTranscript(ctx context.Context, log *slog.Logger, in TranslatePageInput) *engine.Transcript {
+	if in.PreviousOutputName == "" {
+		return nil
+	}
+	key := blobstore.TranscriptKey(in.JobID, in.PreviousOutputName)
+	data, err := a.Bucket.ReadAll(ctx, key)
+	if err != nil {
+		if !blobstore.IsNotFound(err) {
+			log.Warn("previous page's transcript unreadable; translating without it", "key", key, "err", err)
+		}
+		return nil
+	}
+	var t engine.Transcript
+	if err := json.Unmarshal(data, &t); err != nil {
+		log.Warn("previous page's transcript undecodable; translating without it", "key", key, "err", err)
+		return nil
+	}
+	return &t
+}
+
+// ZipEntry is one file to put into the archive: a translated page, a transcript or a cleaned page.
 type ZipEntry struct {
-	Name string
+	Name string // the path inside the archive
 	Key  string
 }
 
-// BuildZipInput lists the archive's pages in upload order.
+// BuildZipInput lists the archive's entries in order: the pages in upload order, then
+// transcripts/<page>.json, then cleaned/<page>.
 type BuildZipInput struct {
 	JobID   string
 	Entries []ZipEntry
@@ -191,8 +266,8 @@ type BuildZipResult struct {
 	Size int64
 }
 
-// BuildZip streams the translated pages into one archive blob. Images are already compressed,
-// so entries are stored, not deflated: it is faster and the archive is no larger.
+// BuildZip streams the job's files into one archive blob. Images are already compressed, so they
+// are stored, not deflated: it is faster and the archive is no larger. Transcripts are deflated.
 func (a *Activities) BuildZip(ctx context.Context, in BuildZipInput) (*BuildZipResult, error) {
 	key := blobstore.ZipKey(in.JobID)
 	w, err := a.Bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: "application/zip"})
@@ -225,7 +300,11 @@ func copyEntry(ctx context.Context, b *blob.Bucket, zw *zip.Writer, e ZipEntry) 
 		return fmt.Errorf("opening %s: %w", e.Key, err)
 	}
 	defer r.Close()
-	hdr := &zip.FileHeader{Name: e.Name, Method: zip.Store, Modified: r.ModTime()}
+	method := zip.Store
+	if r.ContentType() == transcriptType {
+		method = zip.Deflate
+	}
+	hdr := &zip.FileHeader{Name: e.Name, Method: method, Modified: r.ModTime()}
 	hdr.SetMode(0o644)
 	dst, err := zw.CreateHeader(hdr)
 	if err != nil {

@@ -161,15 +161,25 @@ func TestUploadFollowDownloadDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(zr.File) != 3 {
-		t.Fatalf("zip has %d files", len(zr.File))
+	// The pages first, in upload order, then their transcripts, then their cleaned versions.
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
 	}
-	for i, f := range zr.File {
-		if f.Name != fmt.Sprintf("page%d.png", i+1) {
-			t.Errorf("zip entry %d = %q", i, f.Name)
-		}
+	wantNames := []string{"page1.png", "page2.png", "page3.png",
+		"transcripts/page1.png.json", "transcripts/page2.png.json", "transcripts/page3.png.json",
+		"cleaned/page1.png", "cleaned/page2.png", "cleaned/page3.png"}
+	if strings.Join(names, "|") != strings.Join(wantNames, "|") {
+		t.Fatalf("zip entries\n got %q\nwant %q", names, wantNames)
+	}
+	for _, f := range zr.File {
 		rc, _ := f.Open()
-		if _, err := png.Decode(rc); err != nil {
+		if strings.HasSuffix(f.Name, ".json") {
+			var tr struct{ Page string }
+			if err := json.NewDecoder(rc).Decode(&tr); err != nil || "transcripts/"+tr.Page+".json" != f.Name {
+				t.Errorf("zip entry %s: transcript of %q (%v)", f.Name, tr.Page, err)
+			}
+		} else if _, err := png.Decode(rc); err != nil {
 			t.Errorf("zip entry %s is not a PNG: %v", f.Name, err)
 		}
 		rc.Close()

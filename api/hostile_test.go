@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -204,18 +205,33 @@ func TestHostileUploadsAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The pages, then transcripts/<page>.json and cleaned/<page>: the only folders are those two,
+	// and every name in them is a safe page name.
 	var names []string
 	for _, f := range zr.File {
 		names = append(names, f.Name)
-		if f.Name != filename.Sanitize(f.Name, "x") || strings.ContainsAny(f.Name, "/\\\x00") || !utf8.ValidString(f.Name) ||
-			strings.ContainsFunc(f.Name, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) ||
-			utf8.RuneCountInString(f.Name) > filename.MaxRunes || len(f.Name) > filename.MaxBytes {
+		name := f.Name
+		if rest, ok := strings.CutPrefix(name, "transcripts/"); ok {
+			name = strings.TrimSuffix(rest, ".json")
+		} else if rest, ok := strings.CutPrefix(name, "cleaned/"); ok {
+			name = rest
+		}
+		if name != filename.Sanitize(name, "x") || strings.ContainsAny(name, "/\\\x00") || !utf8.ValidString(name) ||
+			strings.ContainsFunc(name, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) ||
+			utf8.RuneCountInString(name) > filename.MaxRunes || len(name) > filename.MaxBytes {
 			t.Errorf("unsafe ZIP entry %q", f.Name)
 		}
 	}
-	want := []string{"cmyk.jpg", "rotated.jpg", "deep.png", "passwd.png", "abs.png", "win.png", "nulbyte.png",
+	pages := []string{"cmyk.jpg", "rotated.jpg", "deep.png", "passwd.png", "abs.png", "win.png", "nulbyte.png",
 		strings.Repeat("長", (filename.MaxBytes-4)/3) + ".png", "invoicegnp.exe.png", "ページ 1.png", "dup.png", "dup (2).png", "DUP (3).png",
 		"page-014.png", "page-015.png"}
+	want := slices.Clone(pages)
+	for _, p := range pages {
+		want = append(want, "transcripts/"+p+".json")
+	}
+	for _, p := range pages {
+		want = append(want, "cleaned/"+p)
+	}
 	if strings.Join(names, "|") != strings.Join(want, "|") {
 		t.Errorf("ZIP entries\n got %q\nwant %q", names, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -177,18 +178,37 @@ func (s *Server) finishedJob(r *http.Request) (*store.Job, error) {
 
 // output is GET /api/outputs/{jobId}/{file}: one translated page.
 func (s *Server) output(w http.ResponseWriter, r *http.Request) {
+	s.serveOutput(w, r, "", blobstore.OutputKey, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+}
+
+// transcript is GET /api/outputs/{jobId}/transcripts/{file}: a page's transcript, {file} being
+// the page's output name with ".json" added.
+func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
+	s.serveOutput(w, r, ".json", blobstore.TranscriptKey,
+		newError(http.StatusNotFound, "transcript_not_found", "no transcript of such a translated page"))
+}
+
+// cleaned is GET /api/outputs/{jobId}/cleaned/{file}: a page with its lettering removed.
+func (s *Server) cleaned(w http.ResponseWriter, r *http.Request) {
+	s.serveOutput(w, r, "", blobstore.CleanedKey,
+		newError(http.StatusNotFound, "cleaned_not_found", "no cleaned page of such a translated page"))
+}
+
+// serveOutput serves one of a job's files by its page's output name, which is {file} less
+// suffix: 404 for an unknown job, name or file, 410 once the job's files have expired.
+func (s *Server) serveOutput(w http.ResponseWriter, r *http.Request, suffix string, key func(jobID, name string) string, missing *Error) {
 	j, err := s.finishedJob(r)
 	if err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	name, err := url.PathUnescape(chi.URLParam(r, "file"))
-	if err != nil || name != filename.Sanitize(name, "") {
-		writeError(w, r, s.Log, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+	file, err := url.PathUnescape(chi.URLParam(r, "file"))
+	name, ok := strings.CutSuffix(file, suffix)
+	if err != nil || !ok || name == "" || name != filename.Sanitize(name, "") {
+		writeError(w, r, s.Log, missing)
 		return
 	}
-	s.serveBlob(w, r, blobstore.OutputKey(j.ID, name), name, "inline",
-		newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+	s.serveBlob(w, r, key(j.ID, name), file, "inline", missing)
 }
 
 // download is GET /api/download/{jobId}: the ZIP of all translated pages.

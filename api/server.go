@@ -106,6 +106,8 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/jobs/{jobId}", s.getJob)
 		r.Get("/jobs/{jobId}/events", s.events)
 		r.Get("/outputs/{jobId}/{file}", s.output)
+		r.Get("/outputs/{jobId}/transcripts/{file}", s.transcript)
+		r.Get("/outputs/{jobId}/cleaned/{file}", s.cleaned)
 		r.Get("/download/{jobId}", s.download)
 		r.Delete("/projects/{id}", s.deleteProject)
 		r.Post("/checkout", s.checkout)

@@ -24,6 +24,7 @@ import (
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/filename"
+	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/lang"
 	"github.com/vtsproject/vts/internal/plans"
@@ -48,6 +49,7 @@ var maxBytesBeforeUser int64 = 64 * plans.MB
 // uploadForm is the parsed multipart request.
 type uploadForm struct {
 	userID, sourceLang, targetLang, mode, resolution, customPrompt string
+	glossary                                                       string // normalised
 	pages                                                          []workflows.Page
 	largest                                                        int64
 	plan                                                           plans.Plan
@@ -77,8 +79,8 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := workflows.TranslateJobInput{JobID: jobID, UserID: form.userID, Mode: form.mode, Resolution: form.resolution,
-		SourceLang: form.sourceLang, TargetLang: form.targetLang, CustomPrompt: form.customPrompt, Pages: form.pages,
-		Parallelism: s.Parallelism}
+		SourceLang: form.sourceLang, TargetLang: form.targetLang, CustomPrompt: form.customPrompt, Glossary: form.glossary,
+		Pages: form.pages, Parallelism: s.Parallelism}
 	res, err := s.startJob(r.Context(), in)
 	if err != nil {
 		s.discard(jobID)
@@ -344,6 +346,12 @@ func (f *uploadForm) set(field, value string) error {
 			return newError(http.StatusBadRequest, "prompt_too_long", fmt.Sprintf("customPrompt is limited to %d characters", maxPromptRunes))
 		}
 		f.customPrompt = strings.TrimSpace(value)
+	case "glossary":
+		g, err := glossary.Normalize(value)
+		if err != nil {
+			return glossaryError(err)
+		}
+		f.glossary = g
 	}
 	// Unknown fields are ignored, as browsers and clients add their own.
 	return nil
@@ -351,13 +359,29 @@ func (f *uploadForm) set(field, value string) error {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
+// glossaryError is the 400 of a glossary that cannot be used; details name the line at fault.
+func glossaryError(err error) *Error {
+	e := &Error{Status: http.StatusBadRequest, Code: "invalid_glossary", Message: err.Error()}
+	var ge *glossary.Error
+	if errors.As(err, &ge) && ge.Line > 0 {
+		e.Details = map[string]any{"line": ge.Line}
+	}
+	return e
+}
+
 func readField(part *multipart.Part) (string, error) {
-	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+	limit := maxFieldBytes
+	tooLarge := newError(http.StatusRequestEntityTooLarge, "field_too_large", fmt.Sprintf("the field %q is too large", part.FormName()))
+	if part.FormName() == "glossary" { // a glossary has its own bound, and its own error
+		limit = glossary.MaxBytes
+		tooLarge = glossaryError(&glossary.Error{Reason: fmt.Sprintf("a glossary is limited to %d KB", glossary.MaxBytes>>10)})
+	}
+	b, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
 	if err != nil {
 		return "", bodyError(err)
 	}
-	if len(b) > maxFieldBytes {
-		return "", newError(http.StatusRequestEntityTooLarge, "field_too_large", fmt.Sprintf("the field %q is too large", part.FormName()))
+	if len(b) > limit {
+		return "", tooLarge
 	}
 	if !utf8.Valid(b) {
 		return "", newError(http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("the field %q is not valid UTF-8", part.FormName()))

@@ -113,6 +113,8 @@ func FuzzUpload(f *testing.F) {
 	}
 	f.Add(fuzzForm(f, [][2]string{{"userId", "u"}}, "p.png", page))
 	f.Add(fuzzForm(f, [][2]string{{"userId", "pro-1"}, {"mode", "advanced"}}, "../p.png", page))
+	f.Add(fuzzForm(f, [][2]string{{"userId", "u"}, {"glossary", "# cast\r\nGoku = Son Goku\r\n\r\nx=a=b\n"}}, "p.png", page))
+	f.Add(fuzzForm(f, [][2]string{{"userId", "u"}, {"glossary", "Goku=Son Goku\nVegeta\n"}}, "p.png", page))
 	h, bucket := intakeServer(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		postForm(t, h, bucket, "multipart/form-data; boundary="+fuzzBoundary, body)

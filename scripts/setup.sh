@@ -2,10 +2,17 @@
 # Installs what running or testing the service needs on a Debian machine, and only what is
 # missing: the OCR and translation packages, fonts, the pinned Temporal CLI, and (with --test)
 # stripe-mock. Safe to run again. Without root it names the packages instead of installing them.
+# The Dockerfile installs the same OCR data and fonts; keep the two lists together.
 set -euo pipefail
 
 packages=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-ocr-osd apertium apertium-eng-spa
   fonts-noto-core fonts-dejavu-core)
+# Chinese, Japanese and Korean pages: Tesseract's models (horizontal and vertical text, and the
+# script models), and fonts that letter them and the comic-style Latin of translations.
+packages+=(tesseract-ocr-jpn tesseract-ocr-jpn-vert tesseract-ocr-kor tesseract-ocr-kor-vert
+  tesseract-ocr-chi-sim tesseract-ocr-chi-sim-vert tesseract-ocr-chi-tra tesseract-ocr-chi-tra-vert
+  tesseract-ocr-script-jpan tesseract-ocr-script-jpan-vert
+  fonts-noto-cjk fonts-comic-neue fonts-ipafont-gothic fonts-ipafont-mincho fonts-vlgothic)
 # The web page's tests drive a headless Chromium; the service itself does not need it.
 if [ "${1:-}" = "--test" ]; then packages+=(chromium); fi
 temporal_version=v1.5.1

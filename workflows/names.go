@@ -35,3 +35,13 @@ func ExpiryWorkflowID(jobID string) string { return "expire-" + jobID }
 func OutputURL(jobID, outputName string) string {
 	return "/api/outputs/" + jobID + "/" + url.PathEscape(outputName)
 }
+
+// TranscriptURL is where a translated page's transcript is served, as JSON.
+func TranscriptURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/transcripts/" + url.PathEscape(outputName+".json")
+}
+
+// CleanedURL is where a page with its lettering removed is served.
+func CleanedURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/cleaned/" + url.PathEscape(outputName)
+}

@@ -30,8 +30,11 @@ type TranslateJobInput struct {
 	SourceLang   string
 	TargetLang   string
 	CustomPrompt string
-	Pages        []Page
-	// Parallelism bounds how many pages of this job are translated at once.
+	// Glossary is the upload's glossary, normalised (internal/glossary); "" when none was sent.
+	Glossary string
+	Pages    []Page
+	// Parallelism bounds how many pages of this job are translated at once. With 1, every page
+	// is translated after its predecessor, so each gets the previous page's transcript as context.
 	Parallelism int
 }
 
@@ -64,7 +67,7 @@ type translateJob struct {
 	in          TranslateJobInput
 	state       JobState
 	reservation *activities.ReserveResult
-	outputs     []string // output key per page, "" until translated
+	pages       []activities.TranslatePageResult // per page; OutputKey is "" until translated
 }
 
 var a *activities.Activities
@@ -155,7 +158,7 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 	parallel := max(j.in.Parallelism, 1)
 	sem := workflow.NewSemaphore(ctx, int64(parallel))
 	wg := workflow.NewWaitGroup(ctx)
-	j.outputs = make([]string, len(j.in.Pages))
+	j.pages = make([]activities.TranslatePageResult, len(j.in.Pages))
 	failed := make([]string, len(j.in.Pages))
 	inFlight := map[int]bool{}
 	translated := 0
@@ -173,18 +176,24 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 				delete(inFlight, i)
 				j.state.CurrentFile = j.currentFile(inFlight)
 			}()
-			var res activities.TranslatePageResult
-			err := workflow.ExecuteActivity(pctx, a.TranslatePage, activities.TranslatePageInput{
+			in := activities.TranslatePageInput{
 				JobID: j.in.JobID, InputKey: p.InputKey, OutputName: p.OutputName, SourceFilename: p.SourceFilename,
 				Format: p.Format, SourceLang: j.in.SourceLang, TargetLang: j.in.TargetLang, Mode: j.in.Mode,
-				Resolution: j.in.Resolution, CustomPrompt: j.in.CustomPrompt,
-			}).Get(gctx, &res)
+				Resolution: j.in.Resolution, CustomPrompt: j.in.CustomPrompt, Glossary: j.in.Glossary,
+			}
+			if i > 0 {
+				// Its transcript is the context when written by then: always with Parallelism 1,
+				// by chance otherwise.
+				in.PreviousOutputName = j.in.Pages[i-1].OutputName
+			}
+			var res activities.TranslatePageResult
+			err := workflow.ExecuteActivity(pctx, a.TranslatePage, in).Get(gctx, &res)
 			j.state.Progress++
 			if err != nil {
 				failed[i] = pageErrorMessage(err)
 				return
 			}
-			j.outputs[i] = res.OutputKey
+			j.pages[i] = res
 			translated++
 			// Results stay in upload order, whatever order pages finish in.
 			j.state.Results = j.results()
@@ -212,13 +221,41 @@ func (j *translateJob) currentFile(inFlight map[int]bool) string {
 
 func (j *translateJob) results() []store.PageResult {
 	out := []store.PageResult{}
-	for i, key := range j.outputs {
-		if key != "" {
-			p := j.in.Pages[i]
-			out = append(out, store.PageResult{SourceFilename: p.SourceFilename, URL: OutputURL(j.in.JobID, p.OutputName)})
+	for i, res := range j.pages {
+		if res.OutputKey == "" {
+			continue
 		}
+		p := j.in.Pages[i]
+		r := store.PageResult{SourceFilename: p.SourceFilename, URL: OutputURL(j.in.JobID, p.OutputName), SourceLang: res.SourceLang}
+		if res.TranscriptKey != "" {
+			r.Transcript = TranscriptURL(j.in.JobID, p.OutputName)
+		}
+		if res.CleanedKey != "" {
+			r.Cleaned = CleanedURL(j.in.JobID, p.OutputName)
+		}
+		out = append(out, r)
 	}
 	return out
+}
+
+// zipEntries lists the archive: the translated pages in upload order under their output names,
+// then transcripts/<name>.json for each page that has one, then cleaned/<name>.
+func (j *translateJob) zipEntries() []activities.ZipEntry {
+	var pages, transcripts, cleaned []activities.ZipEntry
+	for i, res := range j.pages {
+		if res.OutputKey == "" {
+			continue
+		}
+		name := j.in.Pages[i].OutputName
+		pages = append(pages, activities.ZipEntry{Name: name, Key: res.OutputKey})
+		if res.TranscriptKey != "" {
+			transcripts = append(transcripts, activities.ZipEntry{Name: "transcripts/" + name + ".json", Key: res.TranscriptKey})
+		}
+		if res.CleanedKey != "" {
+			cleaned = append(cleaned, activities.ZipEntry{Name: "cleaned/" + name, Key: res.CleanedKey})
+		}
+	}
+	return append(append(pages, transcripts...), cleaned...)
 }
 
 // finish builds the archive and settles the credits on a disconnected context, so that a job
@@ -238,13 +275,7 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*JobState, 
 	}
 	var zip activities.BuildZipResult
 	if status == store.StatusCompleted {
-		var entries []activities.ZipEntry
-		for i, key := range j.outputs {
-			if key != "" {
-				entries = append(entries, activities.ZipEntry{Name: j.in.Pages[i].OutputName, Key: key})
-			}
-		}
-		if err := workflow.ExecuteActivity(actx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: entries}).Get(dctx, &zip); err != nil {
+		if err := workflow.ExecuteActivity(actx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: j.zipEntries()}).Get(dctx, &zip); err != nil {
 			return nil, fmt.Errorf("building zip: %w", err)
 		}
 	}

@@ -326,3 +326,36 @@ func TestTranslateJobCancelledByDelete(t *testing.T) {
 		t.Fatalf("%d blobs left after delete", n)
 	}
 }
+
+// A job's transcripts and cleaned pages are among its files: the end of retention removes them
+// with the pages, the inputs and the archive.
+func TestExpiryRemovesTranscriptsAndCleanedPages(t *testing.T) {
+	f := newFixture(t, &testengine.Engine{}).noExpiry()
+	in := f.input("u9", "standard", "p1.png", "p2.png")
+	f.start(in)
+	if st := f.state(); st.Status != "completed" || len(st.Results) != 2 || st.Results[1].Transcript == "" {
+		t.Fatalf("state = %+v", st)
+	}
+	ctx := context.Background()
+	for _, name := range []string{"p1.png", "p2.png"} {
+		for _, key := range []string{blobstore.TranscriptKey(in.JobID, name), blobstore.CleanedKey(in.JobID, name)} {
+			if ok, _ := f.bucket.Exists(ctx, key); !ok {
+				t.Fatalf("%s was not written", key)
+			}
+		}
+	}
+	// The expiry, as the abandoned child runs it when the plan's retention ends.
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterActivity(&activities.Activities{Store: f.store, Bucket: f.bucket, Engines: engines.Static(f.engine)})
+	env.ExecuteWorkflow(workflows.ExpireJob, workflows.ExpireJobInput{JobID: in.JobID, ExpiresAt: env.Now().Add(72 * time.Hour)})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := blobstore.Count(ctx, f.bucket, blobstore.JobPrefix(in.JobID)); n != 0 {
+		t.Fatalf("%d blobs left after expiry", n)
+	}
+	if j, _ := f.store.GetJob(ctx, in.JobID); j.ExpiredAt == nil {
+		t.Fatal("job not marked expired")
+	}
+}

@@ -27,6 +27,7 @@ func runTranslate(ctx context.Context, args []string) error {
 	mode := fs.String("mode", "standard", "fast, standard or advanced")
 	res := fs.String("resolution", "original", "original, 1K, 2K or 4K")
 	prompt := fs.String("prompt", "", "custom translation instructions")
+	glossaryFile := fs.String("glossary", "", "a file of fixed translations, one source=target per line (# starts a comment)")
 	out := fs.String("o", "", "where to save the ZIP (default translated-<jobId>.zip)")
 	token := fs.String("token", os.Getenv("VTS_API_KEY"), "API key or ID token (sent as a bearer token)")
 	if err := fs.Parse(args); err != nil {
@@ -35,9 +36,17 @@ func runTranslate(ctx context.Context, args []string) error {
 	if fs.NArg() == 0 {
 		return errors.New("translate: name at least one page image")
 	}
+	var glossary string
+	if *glossaryFile != "" {
+		data, err := os.ReadFile(*glossaryFile)
+		if err != nil {
+			return fmt.Errorf("reading the glossary: %w", err)
+		}
+		glossary = string(data) // the service checks it, and names the line at fault
+	}
 	base := strings.TrimRight(*server, "/")
 	body, ctype := multipartBody(map[string]string{"userId": *user, "sourceLang": *src, "targetLang": *dst,
-		"mode": *mode, "resolution": *res, "customPrompt": *prompt}, fs.Args())
+		"mode": *mode, "resolution": *res, "customPrompt": *prompt, "glossary": glossary}, fs.Args())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/translate", body)
 	req.Header.Set("Content-Type", ctype)
 	// A retry of this same invocation (by a proxy, say) must not start and pay for a second job.

@@ -14,10 +14,16 @@ import (
 
 func TestMain(m *testing.M) { apitest.Main(m) }
 
-// The command-line client uploads, follows the progress stream and saves the ZIP.
+// The command-line client uploads with a glossary, follows the progress stream and saves the
+// ZIP: the pages, then their transcripts and cleaned versions.
 func TestTranslateCommand(t *testing.T) {
-	env := apitest.Start(t, apitest.Options{})
+	eng := &testengine.Engine{}
+	env := apitest.Start(t, apitest.Options{Engine: eng})
 	dir := t.TempDir()
+	glossary := filepath.Join(dir, "names.txt")
+	if err := os.WriteFile(glossary, []byte("# the cast\nHello=Hola\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var pages []string
 	for i, name := range []string{"one.png", "two.png"} {
 		p := filepath.Join(dir, name)
@@ -27,7 +33,7 @@ func TestTranslateCommand(t *testing.T) {
 		pages = append(pages, p)
 	}
 	out := filepath.Join(dir, "out.zip")
-	args := append([]string{"-server", env.URL, "-user", "cli-user", "-to", "es", "-mode", "fast", "-o", out}, pages...)
+	args := append([]string{"-server", env.URL, "-user", "cli-user", "-to", "es", "-mode", "fast", "-glossary", glossary, "-o", out}, pages...)
 	if err := runTranslate(context.Background(), args); err != nil {
 		t.Fatal(err)
 	}
@@ -40,8 +46,13 @@ func TestTranslateCommand(t *testing.T) {
 	for _, f := range zr.File {
 		names = append(names, f.Name)
 	}
-	if strings.Join(names, ",") != "one.png,two.png" {
-		t.Fatalf("zip holds %v", names)
+	if want := "one.png,two.png,transcripts/one.png.json,transcripts/two.png.json,cleaned/one.png,cleaned/two.png"; strings.Join(names, ",") != want {
+		t.Fatalf("zip holds %v, want %s", names, want)
+	}
+	for _, r := range eng.Requests() {
+		if r.Glossary != "Hello=Hola" {
+			t.Errorf("%s was translated with the glossary %q", r.Filename, r.Glossary)
+		}
 	}
 	if al, _ := env.Balance("cli-user"); al != 9 { // 2 pages × 0.5
 		t.Fatalf("allowance = %d, want 9", al)
@@ -58,5 +69,17 @@ func TestTranslateCommandShowsAPIErrors(t *testing.T) {
 	err := runTranslate(context.Background(), []string{"-server", env.URL, "-user", "u", p})
 	if err == nil || !strings.Contains(err.Error(), "unsupported_media_type") || !strings.Contains(err.Error(), "415") {
 		t.Fatalf("err = %v", err)
+	}
+	page := filepath.Join(t.TempDir(), "page.png")
+	bad := filepath.Join(t.TempDir(), "glossary.txt")
+	if err := os.WriteFile(page, apitest.PNG(t, 20, 20, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("Hello=Hola\nGoodbye\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = runTranslate(context.Background(), []string{"-server", env.URL, "-user", "u", "-glossary", bad, page})
+	if err == nil || !strings.Contains(err.Error(), "invalid_glossary") || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("a malformed glossary: err = %v", err)
 	}
 }

@@ -212,8 +212,12 @@ func Start(t testing.TB, opts Options) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	parallelism := opts.Parallelism
+	if parallelism <= 0 {
+		parallelism = 2
+	}
 	srv := &api.Server{Store: st, Temporal: c, Bucket: bucket, Languages: set, Billing: bill, Identity: opts.Identity,
-		TaskQueue: queue, Parallelism: max(opts.Parallelism, 2), Log: log}
+		TaskQueue: queue, Parallelism: parallelism, Log: log}
 	if opts.Configure != nil {
 		opts.Configure(srv)
 	}

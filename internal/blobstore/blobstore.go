@@ -35,6 +35,17 @@ func InputKey(jobID string, idx int, ext string) string {
 // OutputKey is where a translated page is kept, under its sanitized, unique output name.
 func OutputKey(jobID, outputName string) string { return "jobs/" + jobID + "/out/" + outputName }
 
+// TranscriptKey is where a translated page's transcript is kept, as JSON, beside the page. Output
+// names always end in an image extension, so no page is ever called "transcripts" or "cleaned".
+func TranscriptKey(jobID, outputName string) string {
+	return "jobs/" + jobID + "/out/transcripts/" + outputName + ".json"
+}
+
+// CleanedKey is where a page with its lettering removed and none put back is kept.
+func CleanedKey(jobID, outputName string) string {
+	return "jobs/" + jobID + "/out/cleaned/" + outputName
+}
+
 // ZipKey is where the job's archive is kept.
 func ZipKey(jobID string) string { return "jobs/" + jobID + "/pages.zip" }
 

@@ -20,10 +20,16 @@ const (
 	StatusFailed     = "failed"
 )
 
-// PageResult is one translated page, as the spec's Result.
+// PageResult is one translated page, as the spec's Result, with what the engine kept beside it.
 type PageResult struct {
 	SourceFilename string `json:"sourceFilename"`
 	URL            string `json:"url"`
+	// SourceLang is the page's language as detected (or as the upload named it); "" if unknown.
+	SourceLang string `json:"sourceLang"`
+	// Transcript and Cleaned are the URLs of the page's transcript and cleaned page, when the
+	// engine produced them.
+	Transcript string `json:"transcript,omitempty"`
+	Cleaned    string `json:"cleaned,omitempty"`
 }
 
 // PageError is one page that could not be translated.

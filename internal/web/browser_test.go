@@ -116,6 +116,45 @@ func writeFiles(t *testing.T, files map[string][]byte) []string {
 	return paths
 }
 
+// transcriptPanel is what the viewer shows once the transcript of the named page is in.
+type transcriptPanel struct {
+	Title        string   `json:"title"`
+	Visible      bool     `json:"visible"`
+	ImageLoaded  bool     `json:"imageLoaded"`
+	Meta         string   `json:"meta"`
+	Blocks       []string `json:"blocks"`
+	Sources      []string `json:"sources"`
+	Translations []string `json:"translations"`
+	Low          []bool   `json:"low"`
+	Transcript   string   `json:"transcript"`
+	Cleaned      string   `json:"cleaned"`
+}
+
+func (p *page) transcriptPanel(name string) transcriptPanel {
+	p.b.t.Helper()
+	p.waitFor(name+"'s transcript", fmt.Sprintf(`document.getElementById('viewer-title').textContent === %q &&
+		document.querySelectorAll('#transcript-blocks li').length > 0 && document.getElementById('viewer-img').complete`, name))
+	var panel transcriptPanel
+	p.eval(`(() => {
+		const $ = (id) => document.getElementById(id);
+		const blocks = [...document.querySelectorAll('#transcript-blocks li')];
+		const link = (id) => $(id).hidden ? '' : $(id).getAttribute('href');
+		return {
+			title: $('viewer-title').textContent,
+			visible: $('viewer').checkVisibility(),
+			imageLoaded: $('viewer-img').naturalWidth > 0,
+			meta: $('transcript-meta').textContent,
+			blocks: blocks.map((b) => b.textContent),
+			sources: blocks.map((b) => b.querySelector('.block-source').textContent),
+			translations: blocks.map((b) => b.querySelector('.block-translation').textContent),
+			low: blocks.map((b) => b.classList.contains('low')),
+			transcript: link('transcript-download'),
+			cleaned: link('cleaned-download'),
+		};
+	})()`, &panel)
+	return panel
+}
+
 func noProblems(t *testing.T, b *browser) {
 	t.Helper()
 	for _, p := range b.problems() {
@@ -123,8 +162,9 @@ func noProblems(t *testing.T, b *browser) {
 	}
 }
 
-// A reader uploads two pages, watches them being translated, sees both, can download the ZIP,
-// sees the credits spent, and deletes the project.
+// A reader uploads two pages with a glossary, watches them being translated, sees both, reads a
+// page's transcript beside it, can download the ZIP, the transcript and the cleaned page, sees
+// the credits spent, and deletes the project.
 func TestBrowserTranslatesPages(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	b := startBrowser(t)
@@ -152,6 +192,15 @@ func TestBrowserTranslatesPages(t *testing.T) {
 	}
 	p.eval(`(() => { for (const [id, v] of [['mode', 'standard'], ['resolution', 'original']]) {
 		const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); } return true })()`, nil)
+	// The glossary is tucked away until asked for.
+	var glossaryShown bool
+	p.eval(`document.getElementById('glossary').checkVisibility()`, &glossaryShown)
+	if glossaryShown {
+		t.Error("the glossary is open before the reader asks for it")
+	}
+	p.click("#glossary-box summary")
+	p.waitFor("the glossary to open", `document.getElementById('glossary').checkVisibility()`)
+	p.typeInto("#glossary", "# the cast\nHello=Hi")
 
 	p.click("#upload")
 	s = p.until("the job to complete with both pages shown", func(s pageState) bool {
@@ -174,12 +223,47 @@ func TestBrowserTranslatesPages(t *testing.T) {
 	if !slices.Equal(names, []string{"page1.png", "page2.png"}) {
 		t.Errorf("gallery %q, want the upload order", names)
 	}
-	var hrefs []string
-	p.eval(`[...document.querySelectorAll('#gallery a')].map((a) => a.getAttribute('href'))`, &hrefs)
-	for _, h := range hrefs {
-		if !strings.HasPrefix(h, "/api/outputs/"+s.JobID+"/") {
-			t.Errorf("result link %q is not one of the job's outputs", h)
+	var srcs []string
+	p.eval(`[...document.querySelectorAll('#gallery img')].map((i) => i.getAttribute('src'))`, &srcs)
+	for _, src := range srcs {
+		if !strings.HasPrefix(src, "/api/outputs/"+s.JobID+"/") {
+			t.Errorf("result image %q is not one of the job's outputs", src)
 		}
+	}
+
+	// Choosing a page shows it beside its transcript: blocks in reading order, each with its
+	// source, translation (the glossary applied), language and confidence, the doubtful one
+	// flagged; and the downloads of the transcript and the cleaned page.
+	p.click("#gallery li:nth-child(1) .result-open")
+	panel := p.transcriptPanel("page1.png")
+	if panel.Title != "page1.png" || !panel.Visible || !panel.ImageLoaded {
+		t.Errorf("the viewer shows %q (visible %v, image loaded %v)", panel.Title, panel.Visible, panel.ImageLoaded)
+	}
+	if !slices.Equal(panel.Sources, []string{"Hello from page1.png", "Goodbye"}) ||
+		!slices.Equal(panel.Translations, []string{"[en] Hi from page1.png", "[en] Goodbye"}) {
+		t.Errorf("blocks: sources %q, translations %q", panel.Sources, panel.Translations)
+	}
+	if !slices.Equal(panel.Low, []bool{false, true}) || !strings.Contains(panel.Blocks[1], "41%") || !strings.Contains(panel.Blocks[0], "97%") {
+		t.Errorf("confidences: low %v, blocks %q", panel.Low, panel.Blocks)
+	}
+	if !strings.Contains(panel.Meta, "Detected language: Japanese (ja)") || !strings.Contains(panel.Blocks[0], "Japanese (ja)") {
+		t.Errorf("detected language: meta %q, block %q", panel.Meta, panel.Blocks[0])
+	}
+	if want := "/api/outputs/" + s.JobID + "/transcripts/page1.png.json"; panel.Transcript != want {
+		t.Errorf("transcript download %q, want %q", panel.Transcript, want)
+	} else if r := env.Do("GET", panel.Transcript, nil, nil); r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/json" ||
+		!strings.Contains(string(r.Body), `"source": "Hello from page1.png"`) {
+		t.Errorf("the transcript download: %d %s %.200s", r.Status, r.Header.Get("Content-Type"), r.Body)
+	}
+	if want := "/api/outputs/" + s.JobID + "/cleaned/page1.png"; panel.Cleaned != want {
+		t.Errorf("cleaned page download %q, want %q", panel.Cleaned, want)
+	} else if r := env.Do("GET", panel.Cleaned, nil, nil); r.Status != http.StatusOK || r.Header.Get("Content-Type") != "image/png" {
+		t.Errorf("the cleaned page download: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
+	p.click("#gallery li:nth-child(2) .result-open")
+	if panel := p.transcriptPanel("page2.png"); len(panel.Sources) != 2 || panel.Sources[0] != "Hello from page2.png" ||
+		panel.Translations[0] != "[en] Hi from page2.png" || !strings.HasSuffix(panel.Transcript, "/page2.png.json") {
+		t.Errorf("the second page's panel: %+v", panel)
 	}
 	if a, _ := env.Balance(user); a != 8 {
 		t.Errorf("allowance in the database %d, want 8", a)

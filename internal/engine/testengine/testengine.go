@@ -1,5 +1,7 @@
 // Package testengine is a deterministic engine for tests and benchmarks only: it "translates" a
-// page by inverting its colours, with injectable latency and failures. It never reads text.
+// page by inverting its colours, with injectable latency and failures. It never reads text: the
+// transcript it returns is made up from the request (see Translate), so that tests can follow
+// transcripts, glossaries and the previous page's context through the service.
 package testengine
 
 import (
@@ -9,11 +11,13 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
 )
 
@@ -32,10 +36,30 @@ type Engine struct {
 	// Gate, when set, holds every page until it is closed: tests use it to act while a job is
 	// known to be running.
 	Gate <-chan struct{}
+	// ImageOnly makes the engine answer as an image-to-image model does: no transcript and no
+	// cleaned page.
+	ImageOnly bool
 
 	mu       sync.Mutex
 	attempts map[string]int
 	calls    int
+	requests []engine.Request
+}
+
+// DetectedLang is the source language the engine "detects" when a request says "auto".
+const DetectedLang = "ja"
+
+// The confidences of the two blocks of every transcript: one sure reading, one doubtful.
+const (
+	HighConfidence = 0.97
+	LowConfidence  = 0.41
+)
+
+// Requests returns the requests the engine was given, in order of arrival, without their images.
+func (e *Engine) Requests() []engine.Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.requests)
 }
 
 // Calls reports how many Translate calls the engine has seen.
@@ -45,7 +69,11 @@ func (e *Engine) Calls() int {
 	return e.calls
 }
 
-// Translate inverts the page's colours and re-encodes it in its format.
+// Translate inverts the page's colours and re-encodes it in its format. Unless ImageOnly is set,
+// it also returns the source page, unchanged, as the cleaned page, and a transcript of two
+// blocks: a bubble reading "Hello from <filename>" (confidence HighConfidence) and a vertical
+// caption reading "Goodbye" (LowConfidence), in the request's source language or DetectedLang,
+// each translated as "[<targetLang>] <source>" with the glossary's terms replaced.
 func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Response, error) {
 	e.mu.Lock()
 	e.calls++
@@ -54,6 +82,9 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	}
 	e.attempts[req.Filename]++
 	attempt := e.attempts[req.Filename]
+	seen := req
+	seen.Image, seen.Progress = nil, nil
+	e.requests = append(e.requests, seen)
 	e.mu.Unlock()
 
 	if e.Latency > 0 {
@@ -99,7 +130,41 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	if err != nil {
 		return nil, fmt.Errorf("test engine: encoding: %w", err)
 	}
-	return &engine.Response{Image: data, Format: info.Format}, nil
+	resp := &engine.Response{Image: data, Format: info.Format}
+	if e.ImageOnly {
+		return resp, nil
+	}
+	if resp.Cleaned, err = imageio.EncodeBytes(img, info.Format); err != nil {
+		return nil, fmt.Errorf("test engine: encoding the cleaned page: %w", err)
+	}
+	resp.Transcript = transcript(req, b.Dx(), b.Dy())
+	resp.Blocks = len(resp.Transcript.Blocks)
+	return resp, nil
+}
+
+func transcript(req engine.Request, w, h int) *engine.Transcript {
+	lang := req.SourceLang
+	if lang == "" || lang == "auto" {
+		lang = DetectedLang
+	}
+	terms, _ := glossary.Parse(req.Glossary) // the API normalised it
+	translate := func(s string) string {
+		for _, t := range terms {
+			s = strings.ReplaceAll(s, t.Source, t.Target)
+		}
+		return "[" + req.TargetLang + "] " + s
+	}
+	block := func(x, y, bw, bh int, kind string, vertical bool, source string, conf float64) engine.TranscriptBlock {
+		box := engine.Rect{X: x, Y: y, W: bw, H: bh}
+		return engine.TranscriptBlock{Box: box, Kind: kind, Vertical: vertical, Lang: lang, Source: source,
+			Translation: translate(source), Confidence: conf,
+			Shape: []engine.Point{{X: x, Y: y}, {X: x + bw, Y: y}, {X: x + bw, Y: y + bh}, {X: x, Y: y + bh}}}
+	}
+	return &engine.Transcript{Width: w, Height: h, SourceLang: lang, TargetLang: req.TargetLang, Engine: "test",
+		Blocks: []engine.TranscriptBlock{
+			block(w/10, h/10, w/2, h/5, "bubble", false, "Hello from "+req.Filename, HighConfidence),
+			block(w*3/4, h/2, w/8, h/3, "free", true, "Goodbye", LowConfidence),
+		}}
 }
 
 // Supports accepts every language except "xx", which tests use as the unsupported one.

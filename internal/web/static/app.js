@@ -25,6 +25,8 @@ const MAX_FILES = 200;
 const RECENT_KEY = 'vts.recentJobs';
 const USER_KEY = 'vts.userId';
 const TOKEN_KEY = 'vts.token';
+// A block read with less confidence than this is flagged for the proofreader.
+const LOW_CONFIDENCE = 0.6;
 
 const $ = (id) => document.getElementById(id);
 
@@ -253,6 +255,8 @@ function upload(event) {
   form.append('resolution', $('resolution').value);
   const prompt = $('prompt').value.trim();
   if (prompt) form.append('customPrompt', prompt);
+  const glossary = $('glossary').value;
+  if (glossary.trim()) form.append('glossary', glossary);
   for (const f of state.files) form.append('images', f.file, f.file.name);
 
   const button = $('upload');
@@ -283,6 +287,10 @@ function upload(event) {
     status.textContent = '';
     const e = body && body.error ? body.error : {};
     showError(box, describeError(xhr.status, e.code, e.message, e.details, xhr.getResponseHeader('Retry-After')));
+    if (e.code === 'invalid_glossary') {
+      $('glossary-box').open = true;
+      $('glossary').focus();
+    }
     refreshAccount();
   });
   xhr.addEventListener('error', () => {
@@ -296,7 +304,7 @@ function upload(event) {
 // ---- following a job ----
 function follow(jobId) {
   stopFollowing();
-  state.job = { id: jobId, source: null, results: new Map(), deleteArmed: false, done: false };
+  state.job = { id: jobId, source: null, results: new Map(), deleteArmed: false, done: false, shown: '' };
   const section = $('job');
   section.hidden = false;
   $('job-id').textContent = jobId;
@@ -309,6 +317,7 @@ function follow(jobId) {
   $('gallery-title').hidden = true;
   $('failure-list').replaceChildren();
   $('failures').hidden = true;
+  closeViewer();
   $('job-actions').hidden = true;
   hideError($('job-error'));
   resetDelete();
@@ -380,10 +389,12 @@ function renderJob(job) {
   for (const r of job.results || []) {
     if (!r || typeof r.url !== 'string' || !r.url.startsWith('/api/outputs/') || state.job.results.has(r.url)) continue;
     const name = r.sourceFilename || r.url.split('/').pop();
+    const result = Object.assign({}, r, { name });
     const item = el('li', { class: 'result' },
-      el('a', { href: r.url, target: '_blank', rel: 'noopener', title: 'Open ' + name + ' full size' },
+      el('button', { type: 'button', class: 'result-open', 'aria-pressed': 'false', title: 'Show ' + name + ' and its text', onclick: () => showPage(result) },
         el('img', { src: r.url, alt: 'Translated ' + name, loading: 'lazy', decoding: 'async' })),
-      el('span', { class: 'result-name', text: name }));
+      el('span', { class: 'result-name', text: name }),
+      r.sourceLang ? el('span', { class: 'result-lang muted', text: languageName(r.sourceLang) }) : '');
     state.job.results.set(r.url, item);
   }
   // In the server's order (upload order), whatever order the pages finished in.
@@ -414,6 +425,108 @@ function finished(job) {
   }
   if (job.status === 'completed') $('download').hidden = false;
   refreshAccount();
+}
+
+// ---- one page and its transcript ----
+function languageName(code) {
+  const known = LANGUAGES.find(([c]) => c === code);
+  return known ? `${known[1]} (${code})` : code;
+}
+
+function sameOrigin(url) {
+  return typeof url === 'string' && url.startsWith('/api/outputs/');
+}
+
+function closeViewer() {
+  $('viewer').hidden = true;
+  $('transcript-blocks').replaceChildren();
+  if (state.job) state.job.shown = '';
+  for (const b of document.querySelectorAll('#gallery .result-open')) b.setAttribute('aria-pressed', 'false');
+}
+
+// showPage shows a translated page beside its transcript: the blocks in reading order, each with
+// its source, translation, language and confidence, and the downloads of the transcript and the
+// cleaned page when the engine produced them.
+async function showPage(r) {
+  if (!state.job) return;
+  const jobId = state.job.id;
+  state.job.shown = r.url;
+  for (const [url, item] of state.job.results) {
+    item.querySelector('.result-open').setAttribute('aria-pressed', String(url === r.url));
+  }
+  $('viewer').hidden = false;
+  $('viewer-title').textContent = r.name;
+  $('viewer-img').src = r.url;
+  $('viewer-img').alt = 'Translated ' + r.name;
+  $('viewer-open').href = r.url;
+  const tDownload = $('transcript-download');
+  const cDownload = $('cleaned-download');
+  tDownload.hidden = !sameOrigin(r.transcript);
+  if (!tDownload.hidden) {
+    tDownload.href = r.transcript;
+    tDownload.setAttribute('download', decodeURIComponent(r.transcript.split('/').pop()));
+  }
+  cDownload.hidden = !sameOrigin(r.cleaned);
+  if (!cDownload.hidden) {
+    cDownload.href = r.cleaned;
+    cDownload.setAttribute('download', 'cleaned-' + decodeURIComponent(r.cleaned.split('/').pop()));
+  }
+  const meta = $('transcript-meta');
+  const note = $('transcript-note');
+  const list = $('transcript-blocks');
+  list.replaceChildren();
+  meta.textContent = r.sourceLang ? 'Detected language: ' + languageName(r.sourceLang) : '';
+  if (!sameOrigin(r.transcript)) {
+    note.textContent = 'No transcript: this engine letters the page without keeping its text.';
+    return;
+  }
+  note.textContent = 'Loading the transcript…';
+  let t;
+  try {
+    const resp = await fetch(r.transcript, { headers: authHeaders() });
+    if (!resp.ok) {
+      const err = await apiError(resp);
+      if (state.job && state.job.id === jobId && state.job.shown === r.url) note.textContent = `${err.title}: ${err.text}`;
+      return;
+    }
+    t = await resp.json();
+  } catch {
+    if (state.job && state.job.id === jobId && state.job.shown === r.url) note.textContent = 'The transcript could not be read.';
+    return;
+  }
+  if (!state.job || state.job.id !== jobId || state.job.shown !== r.url) return; // another page was chosen meanwhile
+  renderTranscript(t);
+}
+
+function renderTranscript(t) {
+  const blocks = Array.isArray(t.blocks) ? t.blocks : [];
+  const low = blocks.filter((b) => typeof b.confidence === 'number' && b.confidence < LOW_CONFIDENCE).length;
+  const parts = [];
+  if (t.sourceLang) parts.push('Detected language: ' + languageName(t.sourceLang));
+  parts.push(`${blocks.length} block${blocks.length === 1 ? '' : 's'}`);
+  if (low) parts.push(`${low} read with low confidence`);
+  if (t.engine) parts.push('engine: ' + t.engine);
+  $('transcript-meta').textContent = parts.join(' · ');
+  $('transcript-note').textContent = blocks.length ? '' : 'No text was found on this page.';
+  $('transcript-blocks').replaceChildren(...blocks.map((b, i) => {
+    const conf = typeof b.confidence === 'number' ? b.confidence : 0;
+    const isLow = conf < LOW_CONFIDENCE;
+    const lang = b.lang || t.sourceLang || '';
+    const kind = [b.kind === 'bubble' ? 'bubble' : 'caption / free text', b.vertical ? 'vertical' : ''].filter(Boolean).join(', ');
+    const source = el('p', { class: 'block-source', text: b.source || '' });
+    if (lang) source.setAttribute('lang', lang);
+    const translation = el('p', { class: 'block-translation' + (b.translation ? '' : ' untranslated'), text: b.translation || '(left untranslated)' });
+    if (t.targetLang) translation.setAttribute('lang', t.targetLang);
+    return el('li', { class: 'block' + (isLow ? ' low' : '') },
+      el('div', { class: 'block-head' },
+        el('span', { class: 'block-num', text: String(i + 1) }),
+        el('span', { class: 'muted', text: kind }),
+        el('span', { class: 'block-lang', text: lang ? languageName(lang) : 'language unknown' }),
+        el('span', { class: 'block-conf', text: `confidence ${Math.round(conf * 100)}%` + (isLow ? ' — low, check it' : '') })),
+      el('div', { class: 'block-text' },
+        el('span', { class: 'block-label', text: 'Source' }), source,
+        el('span', { class: 'block-label', text: 'Translation' }), translation));
+  }));
 }
 
 // ---- deleting ----
@@ -570,6 +683,7 @@ function init() {
   $('resolution').addEventListener('change', renderSummary);
   $('upload-form').addEventListener('submit', upload);
   $('delete').addEventListener('click', deleteProject);
+  $('viewer-close').addEventListener('click', closeViewer);
   $('recent-refresh').addEventListener('click', refreshRecent);
 
   renderFiles([]);
