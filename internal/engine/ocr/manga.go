@@ -132,6 +132,11 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		if thick > maxChar*5/4 || length < minChar/2 {
 			continue
 		}
+		// Speed lines, hatching strokes and panel edges: long and thin, never a character
+		// nor a column of them.
+		if thick < minChar && thick*6 < length {
+			continue
+		}
 		bb := blob{Box: c.Box.Add(box.Min), Thick: thick}
 		id := int32(k + 1)
 		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
@@ -259,6 +264,23 @@ func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int
 	tb.Char = mains[len(mains)/2]
 	if tb.Char < minChar || tb.Char > maxChar {
 		return nil
+	}
+	// Lettering keeps one size across a bubble's lines; art that clustered into "lines" of
+	// wildly different thickness is not lettering.
+	for _, th := range mains {
+		if th*10 < tb.Char*6 || th*10 > tb.Char*16 {
+			return nil
+		}
+	}
+	chars := 0
+	for _, l := range tb.Lines {
+		chars += max(1, (lineLength(l, vertical)+tb.Char/2)/tb.Char)
+	}
+	if chars < 2 {
+		return nil
+	}
+	if vertical {
+		tb.separateRuby(g)
 	}
 	// Lettering is a row of characters: a line much shorter than one character across is a
 	// speck, and a single line that is a lone square blob of solid ink is art.
@@ -394,5 +416,53 @@ func orderBlocks(blocks []*textBlock, rtl bool) {
 			return cmp.Compare(a.Box.Min.X, b.Box.Min.X)
 		})
 		out = append(out, row...)
+	}
+}
+
+// separateRuby finds furigana set tight against their column, too close for the projection to
+// split off: small marks entirely to the right of the column's body. They leave the reading mask
+// (erasing takes them with the rest of the bubble).
+func (b *textBlock) separateRuby(g *image.Gray) {
+	w := b.Box.Dx()
+	for li, l := range b.Lines {
+		sub := &bitmap{w: l.Dx(), h: l.Dy(), on: make([]bool, l.Dx()*l.Dy())}
+		for y := l.Min.Y; y < l.Max.Y; y++ {
+			for x := l.Min.X; x < l.Max.X; x++ {
+				sub.on[(y-l.Min.Y)*sub.w+x-l.Min.X] = b.inkAt(x, y)
+			}
+		}
+		cl := label(sub, true)
+		var rights []int
+		for _, c := range cl.comps {
+			if max(c.Box.Dx(), c.Box.Dy())*100 >= b.Char*45 {
+				rights = append(rights, c.Box.Max.X)
+			}
+		}
+		if len(rights) < 2 {
+			continue
+		}
+		sort.Ints(rights)
+		body := rights[len(rights)*7/10]
+		removed := false
+		var keep image.Rectangle
+		for k, c := range cl.comps {
+			if c.Box.Min.X >= body-1 && max(c.Box.Dx(), c.Box.Dy())*100 < b.Char*55 {
+				id := int32(k + 1)
+				for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+					for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+						if cl.id[y*sub.w+x] == id {
+							b.ink[(l.Min.Y+y-b.Box.Min.Y)*w+l.Min.X+x-b.Box.Min.X] = false
+						}
+					}
+				}
+				b.Ruby = append(b.Ruby, c.Box.Add(l.Min))
+				removed = true
+				continue
+			}
+			keep = keep.Union(c.Box.Add(l.Min))
+		}
+		if removed && !keep.Empty() {
+			b.Lines[li] = keep
+		}
 	}
 }

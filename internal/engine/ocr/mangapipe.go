@@ -36,43 +36,47 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 	if len(blocks) == 0 {
 		return mp, nil
 	}
+	has := func(name string) bool { return slices.Contains(e.installed, name) }
+	// Detection reads with one model per direction, chosen so that one pass both tells the
+	// script and, for Japanese (the common case), is the final reading: Japanese models read
+	// kana and kanji, so kana tell Japanese from Chinese; Hangul needs the Korean model, and
+	// Korean is lettered horizontally.
 	probe := func(vertical bool) string {
-		var names []string
-		for _, c := range cands {
+		order := []string{"ja", "zh-Hans", "zh-Hant", "ko"}
+		if !vertical && !mostlyVertical(blocks) {
+			order = []string{"ko", "ja", "zh-Hans", "zh-Hant"}
+		}
+		for _, c := range order {
 			name := tessLang[c]
 			if vertical {
 				name += "_vert"
 			}
-			if slices.Contains(e.installed, name) && !slices.Contains(names, name) {
-				names = append(names, name)
+			if slices.Contains(cands, c) && has(name) {
+				return name
 			}
 		}
-		// One model per probe: Japanese reads kana and kanji, so it tells Japanese from
-		// Chinese; Korean's model is needed to see Hangul at all.
-		if len(names) > 2 {
-			names = names[:2]
-		}
-		return strings.Join(names, "+")
+		return ""
 	}
-	// Detection: read what the page has with the candidates' models.
 	readings, err := e.readOriented(ctx, pa, blocks, probe)
 	if err != nil {
 		return nil, err
 	}
-	var counts scriptCounts
-	for i, r := range readings {
-		if r.Conf < minReadConf {
-			continue
+	lang := detectCJK(blocks, readings)
+	if lang == "" && len(cands) > 1 && !mostlyVertical(blocks) {
+		// Horizontal lettering the first model could not place: try the next script.
+		second := func(vertical bool) string {
+			for _, c := range []string{"ja", "zh-Hans", "ko"} {
+				if name := tessLang[c]; slices.Contains(cands, c) && has(name) && name != probe(vertical) {
+					return name
+				}
+			}
+			return ""
 		}
-		c := countScripts(r.Text)
-		w := len(blocks[i].Lines)
-		counts.Kana += c.Kana * w
-		counts.Han += c.Han * w
-		counts.Hangul += c.Hangul * w
-		counts.Latin += c.Latin * w
-		counts.Other += c.Other * w
+		if readings, err = e.readOriented(ctx, pa, blocks, second); err != nil {
+			return nil, err
+		}
+		lang = detectCJK(blocks, readings)
 	}
-	lang := counts.cjkLanguage()
 	if lang == "zh" {
 		lang = ""
 		for _, c := range cands {
@@ -89,7 +93,7 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 	// The final reading uses the detected language's models alone.
 	one := func(vertical bool) string {
 		name := tessLang[lang]
-		if vertical && slices.Contains(e.installed, name+"_vert") {
+		if vertical && has(name+"_vert") {
 			name += "_vert"
 		}
 		return name
@@ -118,6 +122,24 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 // one of several lines. A lone shape may be art, and a page of art is returned unchanged.
 func (mp *cjkPage) looksLikeText() bool {
 	return len(mp.blocks) >= 2 || (len(mp.blocks) == 1 && len(mp.blocks[0].Lines) >= 2)
+}
+
+// detectCJK names the script of the confident readings, weighting each block by its lines.
+func detectCJK(blocks []*textBlock, readings []reading) string {
+	var counts scriptCounts
+	for i, r := range readings {
+		if r.Conf < minReadConf {
+			continue
+		}
+		c := countScripts(r.Text)
+		w := len(blocks[i].Lines)
+		counts.Kana += c.Kana * w
+		counts.Han += c.Han * w
+		counts.Hangul += c.Hangul * w
+		counts.Latin += c.Latin * w
+		counts.Other += c.Other * w
+	}
+	return counts.cjkLanguage()
 }
 
 func mostlyVertical(blocks []*textBlock) bool {
@@ -179,7 +201,7 @@ func cleanCJK(s string) string {
 // translateCJK translates the read blocks of mp, cleans and letters the page; it fills the
 // transcript. It is an error a user reads when the language cannot be translated here or the
 // text could not be read with confidence.
-func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned, page *image.RGBA, mp *cjkPage, progress func(string)) (*engine.Response, *engine.Transcript, []byte, error) {
+func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned, page *image.RGBA, format string, mp *cjkPage, progress func(string)) (*engine.Response, *engine.Transcript, []byte, error) {
 	tr := e.translatorFor(p.mode, mp.lang, p.dst)
 	if tr == nil {
 		return nil, nil, nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
@@ -228,7 +250,6 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 			e.eraseBlock(page, mp.pa, b)
 		}
 	}
-	format := req.Format
 	cleaned, err := encodeLike(page, format)
 	if err != nil {
 		return nil, nil, nil, err

@@ -49,7 +49,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		}
 		switch {
 		case mp.lang != "":
-			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, page, mp, progress)
+			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, page, format, mp, progress)
 			if err != nil {
 				return nil, err
 			}
