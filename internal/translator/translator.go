@@ -8,8 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
-	"time"
+		"time"
+
+	"github.com/vtsproject/vts/internal/glossary"
 )
 
 // Translator translates the text blocks of one page. Languages are ISO 639-1 codes, plus
@@ -35,16 +36,13 @@ type Request struct {
 	// ignore it.
 	CustomPrompt string
 	// Glossary is the job's fixed translations; backends that take instructions must follow it.
-	Glossary []GlossaryEntry
+	Glossary []glossary.Entry
 	// Previous is the page before this one, so that names, speakers and tone carry over.
 	Previous *Exchange
 	// Images holds, when the backend reads images, one PNG crop per text: the model transcribes
 	// it itself where the OCR reading is poor. Nil for text-only translation.
 	Images [][]byte
 }
-
-// GlossaryEntry fixes the translation of one term.
-type GlossaryEntry struct{ Source, Target string }
 
 // Exchange is an earlier page's blocks and their translations.
 type Exchange struct {
@@ -64,22 +62,6 @@ type ImageReader interface {
 	ReadsImages() bool
 }
 
-// ParseGlossary reads "source=target" lines; blank lines and lines starting with # are skipped.
-// It is lenient: the API validates glossaries at upload.
-func ParseGlossary(text string) []GlossaryEntry {
-	var out []GlossaryEntry
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		src, dst, ok := strings.Cut(line, "=")
-		if src, dst = strings.TrimSpace(src), strings.TrimSpace(dst); ok && src != "" && dst != "" {
-			out = append(out, GlossaryEntry{Source: src, Target: dst})
-		}
-	}
-	return out
-}
 
 // Pair is a translation direction.
 type Pair struct{ Src, Dst string }

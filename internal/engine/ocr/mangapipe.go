@@ -221,7 +221,7 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 	}
 	progress("translate")
 	treq := translator.Request{Src: mp.lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
-		Glossary: translator.ParseGlossary(req.Glossary)}
+		Glossary: parseGlossary(req.Glossary)}
 	treq.Previous = previousExchange(req.Previous)
 	if ir, ok := tr.(translator.ImageReader); ok && ir.ReadsImages() {
 		for _, i := range keep {

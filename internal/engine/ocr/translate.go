@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/translator"
 )
@@ -85,7 +86,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 			texts[i], shout[i] = unshout(b.Text)
 		}
 		res, err := tr.Translate(ctx, translator.Request{Src: lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
-			Glossary: translator.ParseGlossary(req.Glossary), Previous: previousExchange(req.Previous)})
+			Glossary: parseGlossary(req.Glossary), Previous: previousExchange(req.Previous)})
 		if err != nil {
 			return nil, translationError(tr.Name(), err)
 		}
@@ -138,6 +139,13 @@ func encodeLike(page *image.RGBA, format string) ([]byte, error) {
 		return nil, fmt.Errorf("encoding translated page as %s: %w", format, err)
 	}
 	return data, nil
+}
+
+// parseGlossary reads the job's glossary, validated at upload; what cannot be read is dropped
+// rather than failing a page that has already been paid for.
+func parseGlossary(text string) []glossary.Entry {
+	entries, _ := glossary.Parse(text)
+	return entries
 }
 
 // previousExchange turns the previous page's transcript into translator context.
