@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-		"time"
+	"time"
 
 	"github.com/vtsproject/vts/internal/glossary"
 )
@@ -61,7 +61,6 @@ type Result struct {
 type ImageReader interface {
 	ReadsImages() bool
 }
-
 
 // Pair is a translation direction.
 type Pair struct{ Src, Dst string }
