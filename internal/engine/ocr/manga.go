@@ -443,10 +443,27 @@ func (b *textBlock) separateRuby(g *image.Gray) {
 		}
 		sort.Ints(rights)
 		body := rights[len(rights)*7/10]
+		// Vertical punctuation (、。) and small kana also sit right of the body, but alone;
+		// furigana come as a run of marks stacked within a character of each other.
+		small := func(c component) bool {
+			return c.Box.Min.X >= body-1 && max(c.Box.Dx(), c.Box.Dy())*100 < b.Char*50
+		}
+		isRuby := func(k int) bool {
+			c := cl.comps[k]
+			if !small(c) {
+				return false
+			}
+			for j, o := range cl.comps {
+				if j != k && small(o) && boxGap(c.Box, o.Box) < b.Char/3 && o.Box.Min.X < c.Box.Max.X && c.Box.Min.X < o.Box.Max.X {
+					return true
+				}
+			}
+			return false
+		}
 		removed := false
 		var keep image.Rectangle
 		for k, c := range cl.comps {
-			if c.Box.Min.X >= body-1 && max(c.Box.Dx(), c.Box.Dy())*100 < b.Char*55 {
+			if isRuby(k) {
 				id := int32(k + 1)
 				for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
 					for x := c.Box.Min.X; x < c.Box.Max.X; x++ {

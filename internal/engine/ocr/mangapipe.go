@@ -152,8 +152,9 @@ func mostlyVertical(blocks []*textBlock) bool {
 	return v*2 > len(blocks)
 }
 
-// readOriented reads vertical blocks with models[true] (page segmentation 5, a vertical block)
-// and horizontal ones with models[false] (6, a uniform block), in block order.
+// readOriented reads vertical blocks with model(true) (page segmentation 5, a vertical block, for
+// each column) and horizontal ones with model(false) (7, a single line, for each row), in block
+// order.
 func (e *Engine) readOriented(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, model func(vertical bool) string) ([]reading, error) {
 	out := make([]reading, len(blocks))
 	for _, vertical := range []bool{true, false} {
@@ -169,7 +170,7 @@ func (e *Engine) readOriented(ctx context.Context, pa *pageAnalysis, blocks []*t
 		if len(sel) == 0 || lang == "" {
 			continue
 		}
-		psm := 6
+		psm := 7 // one row
 		if vertical {
 			psm = 5
 		}

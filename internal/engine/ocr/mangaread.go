@@ -34,32 +34,32 @@ type reading struct {
 	Conf float64
 }
 
-// cropFor renders the main lettering of b (ruby left out) on white, scaled and padded.
-func cropFor(g *image.Gray, b *textBlock, soft bool, inkMax uint8) *image.Gray {
-	src := image.NewGray(b.Box)
+// cropFor renders one line (column or row) of b's main lettering on white, scaled and padded.
+// Tesseract reads a lone column far better than a block of columns of uneven length, whose
+// layout it often misjudges.
+func cropFor(g *image.Gray, b *textBlock, l image.Rectangle, soft bool, inkMax uint8) *image.Gray {
+	src := image.NewGray(l)
 	for i := range src.Pix {
 		src.Pix[i] = 255
 	}
-	for _, l := range b.Lines {
-		for y := l.Min.Y; y < l.Max.Y; y++ {
-			for x := l.Min.X; x < l.Max.X; x++ {
-				if !b.inkAt(x, y) {
-					continue
-				}
-				v := g.GrayAt(x, y).Y
-				if !soft {
-					v = 0
-				} else if v >= inkMax {
-					v = 255
-				}
-				src.SetGray(x, y, color.Gray{Y: v})
+	for y := l.Min.Y; y < l.Max.Y; y++ {
+		for x := l.Min.X; x < l.Max.X; x++ {
+			if !b.inkAt(x, y) {
+				continue
 			}
+			v := g.GrayAt(x, y).Y
+			if !soft {
+				v = 0
+			} else if v >= inkMax {
+				v = 255
+			}
+			src.SetGray(x, y, color.Gray{Y: v})
 		}
 	}
 	scale := float64(readPx) / float64(max(b.Char, 1))
-	w := max(1, int(float64(b.Box.Dx())*scale))
-	h := max(1, int(float64(b.Box.Dy())*scale))
-	pad := readPx / 2
+	w := max(1, int(float64(l.Dx())*scale))
+	h := max(1, int(float64(l.Dy())*scale))
+	pad := readPx * 2 / 3
 	out := image.NewGray(image.Rect(0, 0, w+2*pad, h+2*pad))
 	for i := range out.Pix {
 		out.Pix[i] = 255
@@ -77,11 +77,19 @@ func cropFor(g *image.Gray, b *textBlock, soft bool, inkMax uint8) *image.Gray {
 	return out
 }
 
-// readBlocks reads every block with the Tesseract language lang ("jpn_vert", "kor", …) and
-// returns one reading per block, keeping for each the better of the two preparations.
+// readBlocks reads every block with the Tesseract language lang ("jpn_vert", "kor", …), line by
+// line, and returns one reading per block, keeping for each line the better of the two
+// preparations.
 func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, lang string, psm int) ([]reading, error) {
 	if len(blocks) == 0 {
 		return nil, nil
+	}
+	type lineRef struct{ block, line int }
+	var refs []lineRef
+	for i, b := range blocks {
+		for j := range b.Lines {
+			refs = append(refs, lineRef{i, j})
+		}
 	}
 	variants := []bool{false, true}
 	results := make([][]reading, len(variants))
@@ -89,9 +97,10 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 	done := make(chan int, len(variants))
 	for vi, soft := range variants {
 		go func() {
-			crops := make([]*image.Gray, len(blocks))
-			for i, b := range blocks {
-				crops[i] = cropFor(pa.gray, b, soft, pa.inkMax)
+			crops := make([]*image.Gray, len(refs))
+			for k, r := range refs {
+				b := blocks[r.block]
+				crops[k] = cropFor(pa.gray, b, b.Lines[r.line], soft, pa.inkMax)
 			}
 			results[vi], errs[vi] = e.tess.readMany(ctx, crops, lang, psm)
 			done <- vi
@@ -106,11 +115,30 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 		}
 	}
 	out := make([]reading, len(blocks))
-	for i := range blocks {
+	weights := make([]float64, len(blocks))
+	for k, r := range refs {
+		var best reading
 		for _, rs := range results {
-			if r := rs[i]; score(r) > score(out[i]) {
-				out[i] = r
+			if score(rs[k]) > score(best) {
+				best = rs[k]
 			}
+		}
+		text := strings.TrimSpace(best.Text)
+		if text == "" {
+			continue
+		}
+		o := &out[r.block]
+		if o.Text != "" && !(isCJKText(text) && isCJKText(o.Text)) {
+			o.Text += " "
+		}
+		o.Text += text
+		n := float64(len([]rune(text)))
+		o.Conf += best.Conf * n
+		weights[r.block] += n
+	}
+	for i := range out {
+		if weights[i] > 0 {
+			out[i].Conf /= weights[i]
 		}
 	}
 	return out, nil
