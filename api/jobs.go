@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -182,13 +183,27 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	name, err := url.PathUnescape(chi.URLParam(r, "file"))
-	if err != nil || name != filename.Sanitize(name, "") {
+	name, ok := outputName(r)
+	if !ok {
 		writeError(w, r, s.Log, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
 		return
 	}
 	s.serveBlob(w, r, blobstore.OutputKey(j.ID, name), name, "inline",
 		newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+}
+
+// outputName is the {file} of an output URL, unescaped exactly once. chi hands the parameter over
+// escaped or not depending on whether the client's escaping was the canonical one (url.URL sets
+// RawPath only then), so the name is taken from the escaped path itself: "e%25f.png" is "e%f.png"
+// and "%2541.png" is "%41.png", never "A.png". Only a name that is one safe path segment is
+// looked up.
+func outputName(r *http.Request) (string, bool) {
+	escaped := r.URL.EscapedPath()
+	name, err := url.PathUnescape(escaped[strings.LastIndexByte(escaped, '/')+1:])
+	if err != nil || !filename.Valid(name) {
+		return "", false
+	}
+	return name, true
 }
 
 // download is GET /api/download/{jobId}: the ZIP of all translated pages.
