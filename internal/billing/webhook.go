@@ -84,6 +84,8 @@ func (s *Service) handlers() map[string]handler {
 		"customer.subscription.updated":            s.onSubscriptionUpdated,
 		"customer.subscription.deleted":            s.onSubscriptionDeleted,
 		"charge.refunded":                          s.onChargeRefunded,
+		"charge.dispute.created":                   s.onDisputeCreated,
+		"charge.dispute.closed":                    s.onDisputeClosed,
 	}
 }
 
@@ -260,10 +262,18 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 	if err != nil {
 		return err
 	}
+	chargeID, paymentIntentID := in.payment()
+	// record remembers the invoice's payment and the allowance it granted (0 for none), for a
+	// dispute of the payment.
+	record := func(tx pgx.Tx, u *store.User, granted int64) error {
+		return s.store.RecordStripeInvoice(ctx, tx, store.StripeInvoice{ID: in.ID, UserID: u.ID, SubscriptionID: subID,
+			ChargeID: chargeID, PaymentIntentID: paymentIntentID, Amount: in.AmountPaid, Credits: granted,
+			AllowanceEpoch: u.AllowanceEpoch})
+	}
 	line, ok := in.planLine()
 	if !ok {
-		return s.apply(ctx, ev, userID, in.ID, func(pgx.Tx, *store.User) (string, error) {
-			return "no full-period line (prorations only); plan changes come with subscription.updated", nil
+		return s.apply(ctx, ev, userID, in.ID, func(tx pgx.Tx, u *store.User) (string, error) {
+			return "no full-period line (prorations only); plan changes come with subscription.updated", record(tx, u, 0)
 		})
 	}
 	price, ok := s.catalog.Lookup(line.priceID())
@@ -280,9 +290,10 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 			return "", err
 		}
 		if sub.Ended {
-			return "subscription ended; nothing granted", nil
+			return "subscription ended; nothing granted", record(tx, u, 0)
 		}
 		var outcome string
+		var granted int64
 		switch {
 		case !end.After(s.now()):
 			outcome = "period already over; nothing granted"
@@ -290,12 +301,13 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 			outcome = "older period than the one granted; nothing granted"
 		default:
 			key := fmt.Sprintf("stripe_allowance:%s:%d", sub.ID, start.Unix())
-			granted, err := s.store.ResetAllowanceKeyed(ctx, tx, u, price.Plan.PagesPerMonth, start, end, key,
+			done, err := s.store.ResetAllowanceKeyed(ctx, tx, u, price.Plan.PagesPerMonth, start, end, key,
 				"subscription_period_"+price.Plan.ID)
 			if err != nil {
 				return "", err
 			}
-			if granted {
+			if done {
+				granted = int64(price.Plan.PagesPerMonth)
 				sub.PaidPeriodStart, sub.PaidPeriodEnd, sub.GrantedCredits = &start, &end, int64(price.Plan.PagesPerMonth)
 				outcome = fmt.Sprintf("allowance %d for %s..%s", price.Plan.PagesPerMonth, start.Format(time.RFC3339), end.Format(time.RFC3339))
 			} else {
@@ -316,6 +328,9 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 			outcome += "; plan " + price.Plan.ID
 		} else {
 			outcome += "; newer subscription state kept"
+		}
+		if err := record(tx, u, granted); err != nil {
+			return "", err
 		}
 		return outcome, s.store.SaveStripeSubscription(ctx, tx, sub)
 	})
