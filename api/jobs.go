@@ -202,13 +202,27 @@ func (s *Server) serveOutput(w http.ResponseWriter, r *http.Request, suffix stri
 		writeError(w, r, s.Log, err)
 		return
 	}
-	file, err := url.PathUnescape(chi.URLParam(r, "file"))
-	name, ok := strings.CutSuffix(file, suffix)
-	if err != nil || !ok || name == "" || name != filename.Sanitize(name, "") {
+	file, ok := outputName(r)
+	name, okSuffix := strings.CutSuffix(file, suffix)
+	if !ok || !okSuffix || name == "" || name != filename.Sanitize(name, "") {
 		writeError(w, r, s.Log, missing)
 		return
 	}
 	s.serveBlob(w, r, key(j.ID, name), file, "inline", missing)
+}
+
+// outputName is the {file} of an output URL, unescaped exactly once. chi hands the parameter over
+// escaped or not depending on whether the client's escaping was the canonical one (url.URL sets
+// RawPath only then), so the name is taken from the escaped path itself: "e%25f.png" is "e%f.png"
+// and "%2541.png" is "%41.png", never "A.png". Only a name that is one safe path segment is
+// looked up.
+func outputName(r *http.Request) (string, bool) {
+	escaped := r.URL.EscapedPath()
+	name, err := url.PathUnescape(escaped[strings.LastIndexByte(escaped, '/')+1:])
+	if err != nil || !filename.Valid(name) {
+		return "", false
+	}
+	return name, true
 }
 
 // download is GET /api/download/{jobId}: the ZIP of all translated pages.

@@ -112,6 +112,34 @@ type invoice struct {
 	Lines struct {
 		Data []invoiceLine `json:"data"`
 	} `json:"lines"`
+	AmountPaid    int64     `json:"amount_paid"`
+	Charge        ref       `json:"charge"`         // until the 2025 versions
+	PaymentIntent ref       `json:"payment_intent"` // until the 2025 versions
+	Payments      *struct { // the 2025 versions, when included
+		Data []struct {
+			Payment struct {
+				Charge        ref `json:"charge"`
+				PaymentIntent ref `json:"payment_intent"`
+			} `json:"payment"`
+		} `json:"data"`
+	} `json:"payments"`
+}
+
+// payment returns the charge and the payment intent that paid the invoice, as far as the event
+// tells them.
+func (in invoice) payment() (chargeID, paymentIntentID string) {
+	chargeID, paymentIntentID = string(in.Charge), string(in.PaymentIntent)
+	if in.Payments != nil {
+		for _, p := range in.Payments.Data {
+			if chargeID == "" {
+				chargeID = string(p.Payment.Charge)
+			}
+			if paymentIntentID == "" {
+				paymentIntentID = string(p.Payment.PaymentIntent)
+			}
+		}
+	}
+	return chargeID, paymentIntentID
 }
 
 func (in invoice) subscription() string {
@@ -184,6 +212,14 @@ type charge struct {
 	Customer       ref               `json:"customer"`
 	Invoice        ref               `json:"invoice"`
 	Metadata       map[string]string `json:"metadata"`
+}
+
+type dispute struct {
+	ID            string `json:"id"`
+	Amount        int64  `json:"amount"`
+	Charge        ref    `json:"charge"`
+	PaymentIntent ref    `json:"payment_intent"`
+	Status        string `json:"status"`
 }
 
 func unix(sec int64) time.Time { return time.Unix(sec, 0).UTC() }

@@ -84,6 +84,8 @@ func (s *Service) handlers() map[string]handler {
 		"customer.subscription.updated":            s.onSubscriptionUpdated,
 		"customer.subscription.deleted":            s.onSubscriptionDeleted,
 		"charge.refunded":                          s.onChargeRefunded,
+		"charge.dispute.created":                   s.onDisputeCreated,
+		"charge.dispute.closed":                    s.onDisputeClosed,
 	}
 }
 
@@ -260,10 +262,18 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 	if err != nil {
 		return err
 	}
+	chargeID, paymentIntentID := in.payment()
+	// record remembers the invoice's payment and the allowance it granted (0 for none), for a
+	// dispute of the payment.
+	record := func(tx pgx.Tx, u *store.User, granted int64) error {
+		return s.store.RecordStripeInvoice(ctx, tx, store.StripeInvoice{ID: in.ID, UserID: u.ID, SubscriptionID: subID,
+			ChargeID: chargeID, PaymentIntentID: paymentIntentID, Amount: in.AmountPaid, Credits: granted,
+			AllowanceEpoch: u.AllowanceEpoch})
+	}
 	line, ok := in.planLine()
 	if !ok {
-		return s.apply(ctx, ev, userID, in.ID, func(pgx.Tx, *store.User) (string, error) {
-			return "no full-period line (prorations only); plan changes come with subscription.updated", nil
+		return s.apply(ctx, ev, userID, in.ID, func(tx pgx.Tx, u *store.User) (string, error) {
+			return "no full-period line (prorations only); plan changes come with subscription.updated", record(tx, u, 0)
 		})
 	}
 	price, ok := s.catalog.Lookup(line.priceID())
@@ -280,9 +290,10 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 			return "", err
 		}
 		if sub.Ended {
-			return "subscription ended; nothing granted", nil
+			return "subscription ended; nothing granted", record(tx, u, 0)
 		}
 		var outcome string
+		var granted int64
 		switch {
 		case !end.After(s.now()):
 			outcome = "period already over; nothing granted"
@@ -290,12 +301,13 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 			outcome = "older period than the one granted; nothing granted"
 		default:
 			key := fmt.Sprintf("stripe_allowance:%s:%d", sub.ID, start.Unix())
-			granted, err := s.store.ResetAllowanceKeyed(ctx, tx, u, price.Plan.PagesPerMonth, start, end, key,
+			done, err := s.store.ResetAllowanceKeyed(ctx, tx, u, price.Plan.PagesPerMonth, start, end, key,
 				"subscription_period_"+price.Plan.ID)
 			if err != nil {
 				return "", err
 			}
-			if granted {
+			if done {
+				granted = int64(price.Plan.PagesPerMonth)
 				sub.PaidPeriodStart, sub.PaidPeriodEnd, sub.GrantedCredits = &start, &end, int64(price.Plan.PagesPerMonth)
 				outcome = fmt.Sprintf("allowance %d for %s..%s", price.Plan.PagesPerMonth, start.Format(time.RFC3339), end.Format(time.RFC3339))
 			} else {
@@ -316,6 +328,9 @@ func (s *Service) onInvoicePaid(ctx context.Context, ev *stripe.Event) error {
 			outcome += "; plan " + price.Plan.ID
 		} else {
 			outcome += "; newer subscription state kept"
+		}
+		if err := record(tx, u, granted); err != nil {
+			return "", err
 		}
 		return outcome, s.store.SaveStripeSubscription(ctx, tx, sub)
 	})
@@ -352,14 +367,50 @@ func (s *Service) onInvoicePaymentFailed(ctx context.Context, ev *stripe.Event) 
 	})
 }
 
-// entitled are the subscription statuses under which the user has the plan. past_due keeps it
-// while Stripe retries the payment.
-var entitled = map[string]bool{"active": true, "trialing": true, "past_due": true}
+// planDecision is what a subscription's status means for its user's plan.
+type planDecision int
 
-// onSubscriptionUpdated follows the subscription's status and price. A newer plan takes effect at
-// once; an upgrade within a period already paid for tops the allowance up to the new plan's (once
-// per period and plan), a downgrade leaves this period's allowance and the next invoice grants the
-// smaller one. Events older than the last one applied to the subscription are ignored.
+const (
+	// planPaid: the user has the subscription's plan.
+	planPaid planDecision = iota
+	// planSuspended: the user is on Free while the status lasts; the subscription may still
+	// recover (Stripe then sends active and an invoice.paid), so it is not ended. The allowance
+	// already granted stays until its period ends: it was paid for. No new one is granted.
+	planSuspended
+	// planEnded: the subscription is over for good (a terminal status): Free, with the Free
+	// allowance of the calendar month, and no later event about it changes anything.
+	planEnded
+)
+
+// subscriptionStatuses maps every status Stripe gives a subscription to what it means for the
+// plan. It is the one place that decides; docs/ARCHITECTURE.md lists it.
+var subscriptionStatuses = map[string]planDecision{
+	"active":             planPaid,
+	"trialing":           planPaid,      // a trial is the plan, with the allowance its $0 invoice grants
+	"past_due":           planPaid,      // Stripe is retrying the payment: a grace period
+	"incomplete":         planSuspended, // the first payment has not succeeded yet
+	"unpaid":             planSuspended, // retries are exhausted; paying the open invoice reactivates it
+	"paused":             planSuspended, // a trial ended without a payment method
+	"incomplete_expired": planEnded,     // the first payment never came
+	"canceled":           planEnded,
+}
+
+// decidePlan says what status means for the plan. A status this code does not know (one Stripe
+// adds later) suspends the plan rather than granting it.
+func decidePlan(status string) planDecision {
+	if d, ok := subscriptionStatuses[status]; ok {
+		return d
+	}
+	return planSuspended
+}
+
+// onSubscriptionUpdated follows the subscription's status and price. What the status means for the
+// plan is decidePlan's. A newer paid plan takes effect at once; an upgrade within a period already
+// paid for tops the allowance up to the new plan's (once per period and plan), a downgrade leaves
+// this period's allowance and the next invoice grants the smaller one. A suspending status puts the
+// user on Free until the subscription recovers; a terminal one ends it as customer.subscription.deleted
+// does. Events older than the last one applied to the subscription are ignored, except a terminal
+// status, which nothing can follow.
 func (s *Service) onSubscriptionUpdated(ctx context.Context, ev *stripe.Event) error {
 	var sb subscription
 	if err := decode(ev, &sb); err != nil {
@@ -369,25 +420,40 @@ func (s *Service) onSubscriptionUpdated(ctx context.Context, ev *stripe.Event) e
 	if err != nil {
 		return err
 	}
+	decision := decidePlan(sb.Status)
 	price, ok := s.catalog.Lookup(sb.priceID())
-	if !ok || price.Kind != KindPlan {
+	if (!ok || price.Kind != KindPlan) && decision == planPaid {
 		return fmt.Errorf("subscription %s is to price %q, which is not a plan in VTS_STRIPE_PRICES", sb.ID, sb.priceID())
+	}
+	if _, known := subscriptionStatuses[sb.Status]; !known {
+		s.log.Warn("unknown Stripe subscription status; the plan is suspended", "subscription", sb.ID, "status", sb.Status)
 	}
 	return s.apply(ctx, ev, userID, sb.ID, func(tx pgx.Tx, u *store.User) (string, error) {
 		if err := s.store.LinkStripeCustomer(ctx, tx, u, string(sb.Customer)); err != nil {
 			return "", err
 		}
+		if decision == planEnded {
+			sub, err := s.store.LockStripeSubscription(ctx, tx, sb.ID, u.ID)
+			if err != nil {
+				return "", err
+			}
+			return s.endSubscription(ctx, tx, u, sub, sb.Status, string(sb.Customer), ev)
+		}
 		sub, skip, err := s.lockForEvent(ctx, tx, sb.ID, u.ID, ev)
 		if err != nil || skip != "" {
 			return skip, err
 		}
-		sub.LastEventCreated, sub.Status, sub.PriceID, sub.Plan = ev.Created, sb.Status, price.ID, price.Plan.ID
+		sub.LastEventCreated, sub.Status = ev.Created, sb.Status
+		if ok && price.Kind == KindPlan {
+			sub.PriceID, sub.Plan = price.ID, price.Plan.ID
+		}
 		sub.CustomerID = string(sb.Customer)
 		outcome := "status " + sb.Status
-		if u.StripeSubscriptionID != "" && u.StripeSubscriptionID != sub.ID && !entitled[sb.Status] {
+		if u.StripeSubscriptionID != "" && u.StripeSubscriptionID != sub.ID && decision != planPaid {
 			return outcome + " on a subscription that is not the user's current one", s.store.SaveStripeSubscription(ctx, tx, sub)
 		}
-		if entitled[sb.Status] {
+		switch decision {
+		case planPaid:
 			if u.Plan != price.Plan.ID {
 				if err := s.store.SetPlanOnly(ctx, tx, u, price.Plan.ID); err != nil {
 					return "", err
@@ -406,6 +472,13 @@ func (s *Service) onSubscriptionUpdated(ctx context.Context, ev *stripe.Event) e
 					sub.GrantedCredits = int64(price.Plan.PagesPerMonth)
 					outcome += fmt.Sprintf("; upgrade adds %d credits", up)
 				}
+			}
+		case planSuspended:
+			if u.Plan != plans.Free.ID {
+				if err := s.store.SetPlanOnly(ctx, tx, u, plans.Free.ID); err != nil {
+					return "", err
+				}
+				outcome += "; plan free while " + sb.Status
 			}
 		}
 		if err := s.store.SetSubscription(ctx, tx, u, sub.ID, sb.Status); err != nil {
@@ -433,33 +506,45 @@ func (s *Service) onSubscriptionDeleted(ctx context.Context, ev *stripe.Event) e
 		if err != nil {
 			return "", err
 		}
-		if sub.Ended {
-			return "already ended", nil
+		status := sb.Status
+		if decidePlan(status) != planEnded {
+			status = "canceled"
 		}
-		sub.Ended, sub.Status = true, "canceled"
-		sub.LastEventCreated = max(sub.LastEventCreated, ev.Created)
-		if sub.CustomerID == "" {
-			sub.CustomerID = string(sb.Customer)
-		}
-		if err := s.store.SaveStripeSubscription(ctx, tx, sub); err != nil {
-			return "", err
-		}
-		if u.StripeSubscriptionID != "" && u.StripeSubscriptionID != sub.ID {
-			return "ended a subscription that is not the user's current one", nil
-		}
-		if err := s.store.SetPlanOnly(ctx, tx, u, plans.Free.ID); err != nil {
-			return "", err
-		}
-		if err := s.store.SetSubscription(ctx, tx, u, sub.ID, "canceled"); err != nil {
-			return "", err
-		}
-		start, end := plans.PeriodOf(s.now())
-		if _, err := s.store.ResetAllowanceKeyed(ctx, tx, u, plans.Free.PagesPerMonth, start, end,
-			"stripe_subscription_ended:"+sub.ID, "subscription_ended"); err != nil {
-			return "", err
-		}
-		return "back to free", nil
+		return s.endSubscription(ctx, tx, u, sub, status, string(sb.Customer), ev)
 	})
+}
+
+// endSubscription ends sub for good with its terminal status: if it is the user's current
+// subscription, the user goes back to Free with a fresh Free allowance for the calendar month
+// (once per subscription), replacing what was left of the paid one.
+func (s *Service) endSubscription(ctx context.Context, tx pgx.Tx, u *store.User, sub *store.StripeSubscription,
+	status, customerID string, ev *stripe.Event) (string, error) {
+	if sub.Ended {
+		return "already ended", nil
+	}
+	sub.Ended, sub.Status = true, status
+	sub.LastEventCreated = max(sub.LastEventCreated, ev.Created)
+	if sub.CustomerID == "" {
+		sub.CustomerID = customerID
+	}
+	if err := s.store.SaveStripeSubscription(ctx, tx, sub); err != nil {
+		return "", err
+	}
+	if u.StripeSubscriptionID != "" && u.StripeSubscriptionID != sub.ID {
+		return "ended a subscription that is not the user's current one", nil
+	}
+	if err := s.store.SetPlanOnly(ctx, tx, u, plans.Free.ID); err != nil {
+		return "", err
+	}
+	if err := s.store.SetSubscription(ctx, tx, u, sub.ID, status); err != nil {
+		return "", err
+	}
+	start, end := plans.PeriodOf(s.now())
+	if _, err := s.store.ResetAllowanceKeyed(ctx, tx, u, plans.Free.PagesPerMonth, start, end,
+		"stripe_subscription_ended:"+sub.ID, "subscription_ended"); err != nil {
+		return "", err
+	}
+	return status + "; back to free", nil
 }
 
 // onChargeRefunded takes back a refunded credit pack in proportion to the amount refunded. The

@@ -50,31 +50,43 @@ func Sanitize(name, fallback string) string {
 	if name == "" {
 		name = fallback
 	}
-	if utf8.RuneCountInString(name) > MaxRunes {
+	if utf8.RuneCountInString(name) > MaxRunes || len(name) > MaxBytes {
 		ext := path.Ext(name)
 		if utf8.RuneCountInString(ext) > 16 {
 			ext = ""
 		}
-		base := []rune(strings.TrimSuffix(name, ext))
-		name = strings.TrimRight(string(base[:MaxRunes-utf8.RuneCountInString(ext)]), " .") + ext
-	}
-	if len(name) > MaxBytes {
-		ext := path.Ext(name)
-		if len(ext) > 16 {
-			ext = ""
-		}
-		base := strings.TrimSuffix(name, ext)
-		cut := MaxBytes - len(ext)
-		for cut > 0 && !utf8.RuneStart(base[cut]) {
-			cut--
-		}
-		name = strings.TrimRight(base[:cut], " .") + ext
+		name = fit(strings.TrimSuffix(name, ext), ext)
 	}
 	return name
 }
 
+// fit returns base+suffix with base shortened, at a rune boundary, so that the whole stays within
+// MaxRunes and MaxBytes; a shortened base loses trailing dots and spaces, as Sanitize would.
+// suffix is an extension, perhaps after a counter, and is never longer than a few dozen bytes.
+func fit(base, suffix string) string {
+	maxRunes := MaxRunes - utf8.RuneCountInString(suffix)
+	maxBytes := MaxBytes - len(suffix)
+	if utf8.RuneCountInString(base) <= maxRunes && len(base) <= maxBytes {
+		return base + suffix
+	}
+	n, i := 0, 0
+	for i < len(base) && n < maxRunes {
+		_, size := utf8.DecodeRuneInString(base[i:])
+		if i+size > maxBytes {
+			break
+		}
+		i += size
+		n++
+	}
+	base = strings.TrimRight(base[:i], " .")
+	if base == "" {
+		base = "page"
+	}
+	return base + suffix
+}
+
 // WithExtension replaces name's extension by ext (".png"), so that the name tells the truth about
-// the content.
+// the content. The result stays within MaxRunes and MaxBytes.
 func WithExtension(name, ext string) string {
 	old := path.Ext(name)
 	switch strings.ToLower(old) {
@@ -84,11 +96,12 @@ func WithExtension(name, ext string) string {
 	if name == "" {
 		name = "page"
 	}
-	return name + ext
+	return fit(name, ext)
 }
 
-// Deduper gives each name once: a repeated name gets " (2)", " (3)" before its extension.
-// Comparison ignores case, since ZIP tools on case-insensitive systems would collide otherwise.
+// Deduper gives each name once: a repeated name gets " (2)", " (3)" before its extension, its
+// base shortened if the counter would take it past MaxRunes or MaxBytes. Comparison ignores case,
+// since ZIP tools on case-insensitive systems would collide otherwise.
 type Deduper struct{ seen map[string]bool }
 
 // Unique returns name, or name with the lowest free counter.
@@ -100,8 +113,18 @@ func (d *Deduper) Unique(name string) string {
 	base := strings.TrimSuffix(name, ext)
 	candidate := name
 	for n := 2; d.seen[strings.ToLower(candidate)]; n++ {
-		candidate = fmt.Sprintf("%s (%d)%s", base, n, ext)
+		candidate = fit(base, fmt.Sprintf(" (%d)%s", n, ext))
 	}
 	d.seen[strings.ToLower(candidate)] = true
 	return candidate
+}
+
+// Valid reports whether name can be a page's output name: one path segment of valid UTF-8,
+// without control characters, not "", "." or "..". It is what the output endpoint accepts before
+// looking the name up, so that no request reaches outside the job's folder.
+func Valid(name string) bool {
+	if name == "" || name == "." || name == ".." || !utf8.ValidString(name) {
+		return false
+	}
+	return !strings.ContainsFunc(name, func(r rune) bool { return r == '/' || r == '\\' || r < 0x20 || r == 0x7f })
 }

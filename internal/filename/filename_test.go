@@ -57,6 +57,35 @@ func TestWithExtension(t *testing.T) {
 	if got := WithExtension("notes.txt", ".png"); got != "notes.txt.png" {
 		t.Errorf("got %q", got)
 	}
+	// A name already at the bound keeps within it with its new extension.
+	long := Sanitize(strings.Repeat("y", 300)+".txt", "page")
+	if got := WithExtension(long, ".png"); utf8.RuneCountInString(got) != MaxRunes || !strings.HasSuffix(got, "y.png") {
+		t.Errorf("long name with a new extension = %q (%d runes)", got, utf8.RuneCountInString(got))
+	}
+}
+
+// A counter on a name already at the bound shortens the name instead of passing the bound.
+func TestDeduperKeepsBounds(t *testing.T) {
+	var d Deduper
+	for _, name := range []string{strings.Repeat("長", 1000) + ".png", strings.Repeat("x", 1000) + ".png"} {
+		name = Sanitize(name, "page")
+		first, second := d.Unique(name), d.Unique(name)
+		if first != name || second == first || !strings.HasSuffix(second, " (2).png") {
+			t.Errorf("Unique = %q, %q", first, second)
+		}
+		if utf8.RuneCountInString(second) > MaxRunes || len(second) > MaxBytes || Sanitize(second, "page") != second {
+			t.Errorf("counted name %q is %d bytes, %d runes", second, len(second), utf8.RuneCountInString(second))
+		}
+	}
+}
+
+func TestValid(t *testing.T) {
+	for name, want := range map[string]bool{"a.png": true, "e%f.png": true, "ページ.png": true, "a b#&+.png": true,
+		"": false, ".": false, "..": false, "a/b.png": false, `a\b.png`: false, "a\x00.png": false, "bad\xff.png": false} {
+		if got := Valid(name); got != want {
+			t.Errorf("Valid(%q) = %v", name, got)
+		}
+	}
 }
 
 func FuzzSanitize(f *testing.F) {
@@ -73,6 +102,15 @@ func FuzzSanitize(f *testing.F) {
 		}
 		if Sanitize(out, "page") != out {
 			t.Fatalf("not idempotent: %q -> %q", out, Sanitize(out, "page"))
+		}
+		// What the upload makes of it, twice (the second gets a counter), is a valid, bounded
+		// name that sanitizes to itself.
+		var d Deduper
+		for range 2 {
+			o := d.Unique(WithExtension(out, ".png"))
+			if !Valid(o) || utf8.RuneCountInString(o) > MaxRunes || len(o) > MaxBytes || Sanitize(o, "page") != o {
+				t.Fatalf("output name of %q = %q", in, o)
+			}
 		}
 	})
 }

@@ -233,3 +233,100 @@ func likePrefix(p string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return r.Replace(p) + "%"
 }
+
+// StripeInvoice is a paid subscription invoice: the payment that paid it and the allowance it
+// granted, so that a dispute of the payment knows what to hold.
+type StripeInvoice struct {
+	ID              string
+	UserID          string
+	SubscriptionID  string
+	ChargeID        string
+	PaymentIntentID string
+	Amount          int64 // amount paid, in the currency's smallest unit
+	Credits         int64 // the allowance the invoice granted; 0 when it granted none
+	AllowanceEpoch  int64 // the user's allowance epoch that allowance belongs to
+}
+
+// RecordStripeInvoice remembers a paid invoice. A second record of the same invoice only fills in
+// payment IDs the first lacked: what the invoice granted is decided by the first.
+func (s *Store) RecordStripeInvoice(ctx context.Context, tx pgx.Tx, in StripeInvoice) error {
+	_, err := tx.Exec(ctx, `INSERT INTO stripe_invoices (id, user_id, subscription_id, charge_id, payment_intent_id,
+		amount, credits, allowance_epoch) VALUES ($1, $2, $3, NULLIF($4, ''), NULLIF($5, ''), $6, $7, $8)
+		ON CONFLICT (id) DO UPDATE SET charge_id = COALESCE(stripe_invoices.charge_id, EXCLUDED.charge_id),
+		payment_intent_id = COALESCE(stripe_invoices.payment_intent_id, EXCLUDED.payment_intent_id)`,
+		in.ID, in.UserID, in.SubscriptionID, in.ChargeID, in.PaymentIntentID, in.Amount, in.Credits, in.AllowanceEpoch)
+	if err != nil {
+		return fmt.Errorf("recording invoice %s: %w", in.ID, err)
+	}
+	return nil
+}
+
+// StripeInvoiceByPayment finds the paid invoice of a charge or a payment intent.
+func (s *Store) StripeInvoiceByPayment(ctx context.Context, chargeID, paymentIntentID string) (*StripeInvoice, error) {
+	if chargeID == "" && paymentIntentID == "" {
+		return nil, ErrNotFound
+	}
+	var in StripeInvoice
+	err := s.pool.QueryRow(ctx, `SELECT id, user_id, subscription_id, COALESCE(charge_id, ''), COALESCE(payment_intent_id, ''),
+		amount, credits, allowance_epoch FROM stripe_invoices
+		WHERE (charge_id = NULLIF($1, '')) OR (payment_intent_id = NULLIF($2, '')) ORDER BY created_at LIMIT 1`,
+		chargeID, paymentIntentID).Scan(&in.ID, &in.UserID, &in.SubscriptionID, &in.ChargeID, &in.PaymentIntentID,
+		&in.Amount, &in.Credits, &in.AllowanceEpoch)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("finding invoice of %s %s: %w", chargeID, paymentIntentID, err)
+	}
+	return &in, nil
+}
+
+// Dispute states.
+const (
+	DisputeHeld     = "held"     // opened: its credits are held
+	DisputeReleased = "released" // won (or closed before it was seen opened): nothing held
+	DisputeLost     = "lost"     // the hold is final
+)
+
+// StripeDispute is a dispute of one of our payments and what it holds.
+type StripeDispute struct {
+	ID             string
+	UserID         string
+	ChargeID       string
+	Source         string // what the payment bought: pack:<checkout session> or invoice:<invoice>
+	Credits        int64  // the credits the disputed amount paid for
+	State          string
+	StripeStatus   string
+	HeldAllowance  int64 // taken from the allowance of AllowanceEpoch
+	HeldPurchased  int64 // taken from purchased credits, or added as debt
+	AllowanceEpoch int64
+}
+
+// LockStripeDispute reads a dispute locked for tx, or ErrNotFound. Callers hold the user's lock.
+func (s *Store) LockStripeDispute(ctx context.Context, tx pgx.Tx, id string) (*StripeDispute, error) {
+	var d StripeDispute
+	err := tx.QueryRow(ctx, `SELECT id, user_id, charge_id, source, credits, state, stripe_status, held_allowance,
+		held_purchased, allowance_epoch FROM stripe_disputes WHERE id = $1 FOR UPDATE`, id).Scan(&d.ID, &d.UserID,
+		&d.ChargeID, &d.Source, &d.Credits, &d.State, &d.StripeStatus, &d.HeldAllowance, &d.HeldPurchased, &d.AllowanceEpoch)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locking dispute %s: %w", id, err)
+	}
+	return &d, nil
+}
+
+// SaveStripeDispute writes d, creating it the first time.
+func (s *Store) SaveStripeDispute(ctx context.Context, tx pgx.Tx, d *StripeDispute) error {
+	_, err := tx.Exec(ctx, `INSERT INTO stripe_disputes (id, user_id, charge_id, source, credits, state, stripe_status,
+		held_allowance, held_purchased, allowance_epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, stripe_status = EXCLUDED.stripe_status,
+		held_allowance = EXCLUDED.held_allowance, held_purchased = EXCLUDED.held_purchased,
+		allowance_epoch = EXCLUDED.allowance_epoch, updated_at = now()`, d.ID, d.UserID, d.ChargeID, d.Source, d.Credits,
+		d.State, d.StripeStatus, d.HeldAllowance, d.HeldPurchased, d.AllowanceEpoch)
+	if err != nil {
+		return fmt.Errorf("saving dispute %s: %w", d.ID, err)
+	}
+	return nil
+}

@@ -55,8 +55,10 @@ type Job struct {
 	CreditsReserved   int
 	AllowanceReserved int
 	PurchasedReserved int
+	AllowanceEpoch    int64 // the user's allowance epoch when the job reserved
 	CreditsCharged    int
 	CreditsRefunded   int
+	AllowanceLapsed   int
 	Results           []PageResult
 	Errors            []PageError
 	ZipKey            string
@@ -74,8 +76,8 @@ func (j *Job) Terminal() bool { return j.Status == StatusCompleted || j.Status =
 
 const jobColumns = `id::text, user_id, status, mode, resolution, source_lang, target_lang, custom_prompt, total,
 	progress, plan, retention_seconds, credits_reserved, allowance_reserved, purchased_reserved, credits_charged,
-	credits_refunded, results, errors, COALESCE(zip_key, ''), COALESCE(zip_size, 0), created_at, settled_at,
-	completed_at, expires_at, deleted_at, expired_at`
+	credits_refunded, allowance_epoch, allowance_lapsed, results, errors, COALESCE(zip_key, ''), COALESCE(zip_size, 0),
+	created_at, settled_at, completed_at, expires_at, deleted_at, expired_at`
 
 func scanJob(row pgx.Row) (*Job, error) {
 	var j Job
@@ -83,7 +85,7 @@ func scanJob(row pgx.Row) (*Job, error) {
 	var results, errs []byte
 	err := row.Scan(&j.ID, &j.UserID, &j.Status, &j.Mode, &j.Resolution, &j.SourceLang, &j.TargetLang, &j.CustomPrompt,
 		&j.Total, &j.Progress, &j.Plan, &retention, &j.CreditsReserved, &j.AllowanceReserved, &j.PurchasedReserved,
-		&j.CreditsCharged, &j.CreditsRefunded, &results, &errs, &j.ZipKey, &j.ZipSize, &j.CreatedAt, &j.SettledAt,
+		&j.CreditsCharged, &j.CreditsRefunded, &j.AllowanceEpoch, &j.AllowanceLapsed, &results, &errs, &j.ZipKey, &j.ZipSize, &j.CreatedAt, &j.SettledAt,
 		&j.CompletedAt, &j.ExpiresAt, &j.DeletedAt, &j.ExpiredAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
@@ -177,9 +179,9 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		}
 		res.Job, err = scanJob(tx.QueryRow(ctx, `INSERT INTO jobs (id, user_id, status, mode, resolution, source_lang,
 			target_lang, custom_prompt, total, plan, retention_seconds, credits_reserved, allowance_reserved,
-			purchased_reserved) VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			purchased_reserved, allowance_epoch) VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 			RETURNING `+jobColumns, nj.ID, u.ID, nj.Mode, nj.Resolution, nj.SourceLang, nj.TargetLang, nj.CustomPrompt,
-			nj.Pages, p.ID, int64(p.Retention/time.Second), cost, fromAllowance, fromPurchased))
+			nj.Pages, p.ID, int64(p.Retention/time.Second), cost, fromAllowance, fromPurchased, u.AllowanceEpoch))
 		if err != nil {
 			return fmt.Errorf("creating job: %w", err)
 		}
@@ -219,7 +221,8 @@ type Finish struct {
 // Settlement says what FinishJob charged and refunded.
 type Settlement struct {
 	Charged   int
-	Refunded  int
+	Refunded  int // credits that came back to the user
+	Lapsed    int // unspent allowance of an earlier period, gone with it
 	ExpiresAt time.Time
 	Deleted   bool // the job was deleted while it ran: its blobs must go now
 	Already   bool // the job had been settled before; nothing changed
@@ -227,7 +230,9 @@ type Settlement struct {
 
 // FinishJob records the job's outcome and settles its credits exactly once: the pages that were
 // translated are charged by the cost formula, the rest of the reservation goes back. Allowance is
-// spent first, so it is the purchased credits that come back first. A second call returns the
+// spent first, so it is the purchased credits that come back first. Allowance comes back only
+// into the allowance epoch it was reserved from: after a renewal (or any other reset) it lapses
+// with its period, and the new period's page count is left alone. A second call returns the
 // first settlement and changes nothing.
 func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
 	j, err := s.GetJob(ctx, f.JobID)
@@ -244,7 +249,7 @@ func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
 		}
 		out.Deleted = j.DeletedAt != nil
 		if j.SettledAt != nil {
-			out.Charged, out.Refunded, out.Already = j.CreditsCharged, j.CreditsRefunded, true
+			out.Charged, out.Refunded, out.Lapsed, out.Already = j.CreditsCharged, j.CreditsRefunded, j.AllowanceLapsed, true
 			if j.ExpiresAt != nil {
 				out.ExpiresAt = *j.ExpiresAt
 			}
@@ -255,17 +260,26 @@ func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
 			return err
 		}
 		charged = min(charged, j.CreditsReserved)
-		refund := j.CreditsReserved - charged
 		spentAllowance := min(charged, j.AllowanceReserved)
 		backAllowance := j.AllowanceReserved - spentAllowance
 		backPurchased := j.PurchasedReserved - (charged - spentAllowance)
+		samePeriod := j.AllowanceEpoch == u.AllowanceEpoch
+		lapsed := 0
+		if !samePeriod {
+			lapsed, backAllowance = backAllowance, 0
+		}
+		refund := backAllowance + backPurchased
 		if refund > 0 {
 			// A refund is never debt repayment: it returns exactly what this job took.
+			unprocessed := 0
+			if samePeriod {
+				unprocessed = j.Total - min(f.PagesDone, j.Total)
+			}
 			u.AllowanceCredits += int64(backAllowance)
 			u.PurchasedCredits += int64(backPurchased)
 			if _, err := tx.Exec(ctx, `UPDATE users SET allowance_credits = $2, purchased_credits = $3,
 				pages_this_period = GREATEST(pages_this_period - $4, 0), updated_at = now() WHERE id = $1`,
-				u.ID, u.AllowanceCredits, u.PurchasedCredits, j.Total-f.PagesDone); err != nil {
+				u.ID, u.AllowanceCredits, u.PurchasedCredits, unprocessed); err != nil {
 				return fmt.Errorf("refunding: %w", err)
 			}
 			if err := s.insertLedger(ctx, tx, u, LedgerEntry{Key: "refund:" + j.ID, Reason: "job_refund", JobID: j.ID,
@@ -275,16 +289,16 @@ func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
 		}
 		results, _ := json.Marshal(nonNil(f.Results))
 		errs, _ := json.Marshal(nonNilErr(f.Errors))
-		out.Charged, out.Refunded = charged, refund
+		out.Charged, out.Refunded, out.Lapsed = charged, refund, lapsed
 		out.ExpiresAt = f.FinishedAt.Add(j.Retention)
 		var zipKey any
 		if f.ZipKey != "" {
 			zipKey = f.ZipKey
 		}
 		_, err = tx.Exec(ctx, `UPDATE jobs SET status = $2, progress = $3, results = $4, errors = $5, zip_key = $6,
-			zip_size = $7, credits_charged = $8, credits_refunded = $9, settled_at = now(), completed_at = $10,
-			expires_at = $11 WHERE id = $1`, j.ID, f.Status, f.Progress, results, errs, zipKey, f.ZipSize, charged,
-			refund, f.FinishedAt, out.ExpiresAt)
+			zip_size = $7, credits_charged = $8, credits_refunded = $9, allowance_lapsed = $10, settled_at = now(),
+			completed_at = $11, expires_at = $12 WHERE id = $1`, j.ID, f.Status, f.Progress, results, errs, zipKey,
+			f.ZipSize, charged, refund, lapsed, f.FinishedAt, out.ExpiresAt)
 		if err != nil {
 			return fmt.Errorf("recording outcome: %w", err)
 		}

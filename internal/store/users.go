@@ -13,11 +13,14 @@ import (
 
 // User is a user's plan and balances.
 type User struct {
-	ID                   string
-	Plan                 string
-	AllowanceCredits     int64
-	PurchasedCredits     int64
-	DebtCredits          int64
+	ID               string
+	Plan             string
+	AllowanceCredits int64
+	PurchasedCredits int64
+	DebtCredits      int64
+	// AllowanceEpoch counts the absolute resets of the allowance: a job's allowance belongs to
+	// the epoch it was reserved in, and lapses when it settles in a later one.
+	AllowanceEpoch       int64
 	PeriodStart          time.Time
 	PeriodEnd            time.Time
 	PagesThisPeriod      int
@@ -30,13 +33,13 @@ type User struct {
 // Available is what an upload can spend: allowance first, then purchased credits.
 func (u *User) Available() int64 { return u.AllowanceCredits + u.PurchasedCredits }
 
-const userColumns = `id, plan, allowance_credits, purchased_credits, debt_credits, period_start, period_end,
+const userColumns = `id, plan, allowance_credits, purchased_credits, debt_credits, allowance_epoch, period_start, period_end,
 	pages_this_period, COALESCE(stripe_customer_id, ''), COALESCE(stripe_subscription_id, ''),
 	COALESCE(subscription_status, ''), created_at`
 
 func scanUser(row pgx.Row) (*User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Plan, &u.AllowanceCredits, &u.PurchasedCredits, &u.DebtCredits, &u.PeriodStart,
+	err := row.Scan(&u.ID, &u.Plan, &u.AllowanceCredits, &u.PurchasedCredits, &u.DebtCredits, &u.AllowanceEpoch, &u.PeriodStart,
 		&u.PeriodEnd, &u.PagesThisPeriod, &u.StripeCustomerID, &u.StripeSubscriptionID, &u.SubscriptionStatus, &u.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
@@ -141,12 +144,16 @@ func (s *Store) ResetAllowanceKeyed(ctx context.Context, tx pgx.Tx, u *User, cre
 	return true, s.resetAllowance(ctx, tx, u, credits, start, end, key, reason)
 }
 
+// resetAllowance sets the allowance absolutely and starts a new allowance epoch: what was left of
+// the old allowance lapses, and so does whatever jobs reserved from it and do not spend (FinishJob).
 func (s *Store) resetAllowance(ctx context.Context, tx pgx.Tx, u *User, credits int, start, end time.Time, key, reason string) error {
 	delta := int64(credits) - u.AllowanceCredits
 	u.AllowanceCredits = int64(credits)
+	u.AllowanceEpoch++
 	u.PeriodStart, u.PeriodEnd, u.PagesThisPeriod = start, end, 0
-	if _, err := tx.Exec(ctx, `UPDATE users SET allowance_credits = $2, period_start = $3, period_end = $4,
-		pages_this_period = 0, updated_at = now() WHERE id = $1`, u.ID, credits, start, end); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE users SET allowance_credits = $2, allowance_epoch = $3, period_start = $4,
+		period_end = $5, pages_this_period = 0, updated_at = now() WHERE id = $1`,
+		u.ID, credits, u.AllowanceEpoch, start, end); err != nil {
 		return fmt.Errorf("resetting allowance: %w", err)
 	}
 	return s.insertLedger(ctx, tx, u, LedgerEntry{Key: key, Reason: reason, AllowanceDelta: delta})
