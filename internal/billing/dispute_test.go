@@ -290,3 +290,84 @@ func TestDisputeRaces(t *testing.T) {
 		t.Fatalf("the lost dispute took %d credits, want 100", n)
 	}
 }
+
+// A dispute of a subscription invoice, opened and won (each twice), races the renewal that ends
+// the disputed period, uploads and settlements. Held before the renewal, the allowance part lapses
+// with its period; held after it, all of it is debt; won first, nothing is held. Every order ends
+// with the new period's allowance whole, no debt, and the balances equal to the ledger.
+func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
+	ctx := context.Background()
+	for round := range 4 {
+		h := newHarness(t, false)
+		t0 := h.clock.Now()
+		p1 := t0.Add(-time.Hour)
+		p2, p3 := p1.AddDate(0, 1, 0), p1.AddDate(0, 2, 0)
+		h.must(h.event("invoice.paid", t0, paidInvoiceObj("in_v1", "vic", "cus_vic", "sub_v", "price_pro", p1, p2, "ch_v1", "pi_v1", 19900)))
+		var jobs []string
+		for range 3 {
+			id := uuid.NewString()
+			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Mode: "standard", Resolution: "original", Pages: 250}); err != nil {
+				t.Fatal(err)
+			}
+			jobs = append(jobs, id)
+		}
+		h.clock.Set(p2.Add(time.Minute))
+		events := [][]byte{
+			h.event("charge.dispute.created", p2, disputeObj("dp_v1", "ch_v1", "", 19900, "needs_response")),
+			h.event("charge.dispute.closed", p2.Add(time.Minute), disputeObj("dp_v1", "ch_v1", "", 19900, "won")),
+			h.event("invoice.paid", p2, paidInvoiceObj("in_v2", "vic", "cus_vic", "sub_v", "price_pro", p2, p3, "ch_v2", "pi_v2", 19900)),
+		}
+		gate := make(chan struct{})
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for _, p := range events {
+			for range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-gate
+					if err := h.deliver(p); err != nil {
+						t.Errorf("round %d: %s: %v", round, eventType(p), err)
+					}
+				}()
+			}
+		}
+		for _, id := range jobs[:2] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				id := uuid.NewString()
+				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Mode: "standard", Resolution: "original", Pages: 100})
+				switch {
+				case err == nil:
+					mu.Lock()
+					jobs = append(jobs, id)
+					mu.Unlock()
+				case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		close(gate)
+		wg.Wait()
+		h.user("vic")
+		for _, id := range jobs {
+			if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.wantBalances("vic", "a=1000 p=0 d=0", fmt.Sprintf("round %d, after everything settled", round))
+	}
+}
