@@ -93,8 +93,15 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(zr.File) != len(names) {
-		t.Fatalf("zip has %d entries for %d pages", len(zr.File), len(names))
+	// Pages come first; their transcripts and cleaned copies follow in folders of their own.
+	pages := 0
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, "transcripts/") && !strings.HasPrefix(f.Name, "cleaned/") {
+			pages++
+		}
+	}
+	if pages != len(names) {
+		t.Fatalf("zip has %d pages for %d uploads", pages, len(names))
 	}
 	seen := map[string]bool{}
 	for i, res := range j.Results {
@@ -126,6 +133,11 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 			t.Errorf("%q: sourceFilename %q", label, res.SourceFilename)
 		}
 
+		if res.Transcript != "" {
+			if tr := env.Do("GET", res.Transcript, nil, nil); tr.Status != http.StatusOK {
+				t.Errorf("%q: GET %s = %d %s", label, res.Transcript, tr.Status, tr.Body)
+			}
+		}
 		page := env.Do("GET", res.URL, nil, nil)
 		if page.Status != http.StatusOK {
 			t.Errorf("%q: GET %s = %d %s", label, res.URL, page.Status, page.Body)
