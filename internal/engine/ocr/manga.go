@@ -48,6 +48,9 @@ type pageAnalysis struct {
 	gray   *image.Gray
 	paper  uint8
 	inkMax uint8 // pixels darker than this are ink
+	// inkSoft is halfway between inkMax and the paper: what the lettering's mask takes, so the
+	// anti-aliased rims of thin strokes in small, JPEG-softened lettering are read and erased.
+	inkSoft uint8
 }
 
 // findTextBlocks finds the lettering of a page in reading order; rtl orders blocks right to left
@@ -57,9 +60,8 @@ func findTextBlocks(page *image.RGBA, rtl bool) ([]*textBlock, *pageAnalysis) {
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	paper := paperLevel(g)
-	inkMax := min(otsu(g), paper-50)
-	inkMax = max(inkMax, 60)
-	pa := &pageAnalysis{gray: g, paper: paper, inkMax: inkMax}
+	inkMax := max(min(otsu(g), paper-50), 60)
+	pa := &pageAnalysis{gray: g, paper: paper, inkMax: inkMax, inkSoft: uint8((int(inkMax) + int(paper)) / 2)}
 
 	r := max(1, long/900)
 	blur := boxBlur(g, r)
@@ -147,6 +149,8 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 				px := (box.Min.Y+y)*g.Stride + box.Min.X + x
 				if g.Pix[px] < pa.inkMax {
 					bb.Ink++
+				}
+				if g.Pix[px] < pa.inkSoft {
 					bb.pix = append(bb.pix, px)
 				}
 			}
@@ -175,8 +179,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	for i := range blobs {
 		for j := i + 1; j < len(blobs); j++ {
-			gap := max(minChar, blobs[i].Thick, blobs[j].Thick) * 6 / 5
-			if boxGap(blobs[i].Box, blobs[j].Box) <= gap {
+			if joins(blobs[i], blobs[j], minChar) {
 				parent[find(i)] = find(j)
 			}
 		}
@@ -197,6 +200,22 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		}
 	}
 	return out
+}
+
+// joins says whether two blobs belong to the same lettering: columns or rows of about one
+// thickness a character apart, or a small mark (punctuation, a dakuten that blurred apart) close
+// to a column. Art beside a bubble's text is usually much thicker or thinner, which keeps it out.
+func joins(a, b blob, minChar int) bool {
+	small, big := a, b
+	if small.Thick > big.Thick {
+		small, big = big, small
+	}
+	gap := boxGap(a.Box, b.Box)
+	if small.Thick*9 >= big.Thick*5 { // comparable thickness
+		return gap <= max(minChar, small.Thick)*6/5
+	}
+	// A small mark joins a column it nearly touches, never a large shape.
+	return small.Ink*4 < big.Ink && gap <= max(minChar, big.Thick*3/5) && big.Thick <= 3*max(minChar, small.Thick)*2
 }
 
 // boxGap is the gap between two boxes: zero when they touch or overlap, else the larger of the
@@ -232,9 +251,16 @@ func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int
 	}
 	cols := segments(xs, max(1, minChar/8))
 	rows := segments(ys, max(1, minChar/8))
-	vAspect := lineAspect(cols, ink, w, h, true)
-	hAspect := lineAspect(rows, ink, w, h, false)
-	vertical := vAspect >= hAspect
+	va, ha := lineAspect(cols, ink, w, h, true), lineAspect(rows, ink, w, h, false)
+	vertical := va >= ha
+	// CJK characters sit on a grid, so a squarish block splits about as well both ways; then
+	// the gaps tell: between columns of vertical text they are wide and between its characters
+	// narrow, and the other way round for rows.
+	if va < 1.5*ha && ha < 1.5*va {
+		if xg, yg := medianGap(cols), medianGap(rows); xg > 0 && yg > 0 {
+			vertical = xg >= yg
+		}
+	}
 	segs := rows
 	if vertical {
 		segs = cols
@@ -291,7 +317,11 @@ func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int
 	if longest < tb.Char*7/10 {
 		return nil
 	}
-	density := float64(total) / float64(w*h)
+	strict := 0
+	for _, bl := range grp {
+		strict += bl.Ink
+	}
+	density := float64(strict) / float64(w*h)
 	if density < 0.04 || density > 0.6 {
 		return nil
 	}
@@ -339,6 +369,19 @@ func segments(profile []int, slack int) [][2]int {
 		out = append(out, [2]int{start, lastOn + 1})
 	}
 	return out
+}
+
+// medianGap is the median width of the gaps between segments, 0 with fewer than two segments.
+func medianGap(segs [][2]int) int {
+	if len(segs) < 2 {
+		return 0
+	}
+	gaps := make([]int, len(segs)-1)
+	for i := 1; i < len(segs); i++ {
+		gaps[i-1] = segs[i][0] - segs[i-1][1]
+	}
+	sort.Ints(gaps)
+	return gaps[len(gaps)/2]
 }
 
 // extent is the bounding box, inside the w×h ink mask, of the ink in one segment.
@@ -445,8 +488,11 @@ func (b *textBlock) separateRuby(g *image.Gray) {
 		body := rights[len(rights)*7/10]
 		// Vertical punctuation (、。) and small kana also sit right of the body, but alone;
 		// furigana come as a run of marks stacked within a character of each other.
+		// Dakuten and handakuten are smaller still, and a pair of them stacked must not pass
+		// for a run of furigana.
 		small := func(c component) bool {
-			return c.Box.Min.X >= body-1 && max(c.Box.Dx(), c.Box.Dy())*100 < b.Char*50
+			size := max(c.Box.Dx(), c.Box.Dy()) * 100
+			return c.Box.Min.X >= body-1 && size < b.Char*50 && size >= b.Char*24
 		}
 		isRuby := func(k int) bool {
 			c := cl.comps[k]

@@ -100,7 +100,7 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 			crops := make([]*image.Gray, len(refs))
 			for k, r := range refs {
 				b := blocks[r.block]
-				crops[k] = cropFor(pa.gray, b, b.Lines[r.line], soft, pa.inkMax)
+				crops[k] = cropFor(pa.gray, b, b.Lines[r.line], soft, pa.inkSoft)
 			}
 			results[vi], errs[vi] = e.tess.readMany(ctx, crops, lang, psm)
 			done <- vi
