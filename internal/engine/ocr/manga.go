@@ -156,7 +156,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 			}
 		}
 		density := float64(bb.Ink) / float64(c.Area)
-		if bb.Ink < 3 || density > 0.75 {
+		if bb.Ink < 3 || density > 0.88 { // bold lettering at small sizes is nearly solid; pupils and fills are solid
 			continue
 		}
 		blobs = append(blobs, bb)
