@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/vtsproject/vts/internal/glossary"
 )
 
 // fakeChat speaks the chat-completions wire format: it checks the request as OpenAI documents
@@ -107,5 +109,62 @@ func TestOpenAIRateLimitIsTemporaryAndKeyless(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "Rate limit reached") || strings.Contains(err.Error(), "sk-test") {
 		t.Fatalf("error text %q: want the provider message and never the key", err)
+	}
+}
+
+// With a model that reads images, every block's crop goes along as an image part (a data URL),
+// and the model's own reading comes back beside its translation.
+func TestOpenAIVisionSendsCropsAndReadsTranscriptions(t *testing.T) {
+	var raw map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		json.NewDecoder(r.Body).Decode(&raw)
+		content := `[{"source":"お前は何者だ？","translation":"Who are you?"},{"source":"逃げよう！","translation":"Let's run!"}]`
+		json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"index": 0,
+			"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}}})
+	}))
+	t.Cleanup(srv.Close)
+	o, _ := NewOpenAI(OpenAIConfig{BaseURL: srv.URL, Model: "qwen2.5vl", Vision: true})
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	res, err := o.Translate(context.Background(), Request{Src: "ja", Dst: "en", Texts: []string{"お前は何者た", "逃げよラ"},
+		Images: [][]byte{png, png}})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	if strings.Join(res.Translations, "|") != "Who are you?|Let's run!" || strings.Join(res.Sources, "|") != "お前は何者だ？|逃げよう！" {
+		t.Fatalf("result %+v", res)
+	}
+	msgs := raw["messages"].([]any)
+	parts, ok := msgs[len(msgs)-1].(map[string]any)["content"].([]any)
+	if !ok || len(parts) != 3 {
+		t.Fatalf("last message content %v: want a text part and two image parts", msgs[len(msgs)-1])
+	}
+	if p := parts[0].(map[string]any); p["type"] != "text" || !strings.Contains(p["text"].(string), "お前は何者た") {
+		t.Errorf("first part %v", p)
+	}
+	for _, p := range parts[1:] {
+		url, _ := p.(map[string]any)["image_url"].(map[string]any)["url"].(string)
+		if p.(map[string]any)["type"] != "image_url" || !strings.HasPrefix(url, "data:image/png;base64,") {
+			t.Errorf("image part %v", p)
+		}
+	}
+}
+
+// The previous page goes first as an earlier turn of the conversation, and the glossary into
+// the instructions.
+func TestOpenAIContextAndGlossary(t *testing.T) {
+	srv, seen := fakeChat(t, http.StatusOK, func(texts []string) string { return `["Senpai, wait!"]` })
+	o, _ := NewOpenAI(OpenAIConfig{BaseURL: srv.URL, Model: "m", APIKey: "sk-test"})
+	_, err := o.Translate(context.Background(), Request{Src: "ja", Dst: "en", Texts: []string{"先輩、待って！"},
+		Glossary: []glossary.Entry{{Source: "先輩", Target: "Senpai"}},
+		Previous: &Exchange{Source: []string{"田中先輩！"}, Translation: []string{"Tanaka-senpai!"}}})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	if len(seen.Messages) != 4 || seen.Messages[1].Role != "user" || seen.Messages[2].Role != "assistant" ||
+		!strings.Contains(seen.Messages[1].Content.Text, "田中先輩！") || !strings.Contains(seen.Messages[2].Content.Text, "Tanaka-senpai!") {
+		t.Fatalf("messages %+v: want the previous page as a user and an assistant turn", seen.Messages)
+	}
+	if !strings.Contains(seen.Messages[0].Content.Text, "先輩 = Senpai") {
+		t.Errorf("system prompt lacks the glossary: %q", seen.Messages[0].Content.Text)
 	}
 }
