@@ -58,14 +58,72 @@ type pageAnalysis struct {
 func findTextBlocks(page *image.RGBA, rtl bool) ([]*textBlock, *pageAnalysis) {
 	g := grayOf(page)
 	b := g.Bounds()
-	long := max(b.Dx(), b.Dy())
 	paper := paperLevel(g)
 	inkMax := max(min(otsu(g), paper-50), 60)
 	pa := &pageAnalysis{gray: g, paper: paper, inkMax: inkMax, inkSoft: uint8((int(inkMax) + int(paper)) / 2)}
+	var blocks []*textBlock
+	if b.Dy() <= b.Dx()*5/2 {
+		blocks = detectBlocks(g, pa)
+	} else {
+		// A webtoon strip, many screens tall: its lettering is sized for its width, so it is
+		// analysed in overlapping tiles two widths tall, each with the scale of a page, and a
+		// bubble cut by one tile's edge is whole in the next.
+		tile, step := 2*b.Dx(), b.Dx()*8/5
+		for y0 := 0; ; y0 += step {
+			r := image.Rect(0, y0, b.Dx(), min(y0+tile, b.Dy()))
+			sub := image.NewGray(image.Rect(0, 0, r.Dx(), r.Dy()))
+			for y := 0; y < r.Dy(); y++ {
+				copy(sub.Pix[y*sub.Stride:][:r.Dx()], g.Pix[g.PixOffset(0, y0+y):][:r.Dx()])
+			}
+			for _, tb := range detectBlocks(sub, pa) {
+				tb.translate(image.Pt(0, y0))
+				blocks = addUnlessSeen(blocks, tb)
+			}
+			if r.Max.Y == b.Dy() {
+				break
+			}
+		}
+	}
+	blocks = dropContained(blocks)
+	orderBlocks(blocks, rtl)
+	return blocks, pa
+}
 
+// translate moves a block found in a tile to page coordinates.
+func (b *textBlock) translate(d image.Point) {
+	b.Box = b.Box.Add(d)
+	for i := range b.Lines {
+		b.Lines[i] = b.Lines[i].Add(d)
+	}
+	for i := range b.Ruby {
+		b.Ruby[i] = b.Ruby[i].Add(d)
+	}
+	if b.Bubble != nil {
+		b.Bubble.Box = b.Bubble.Box.Add(d)
+	}
+}
+
+// addUnlessSeen adds a block found in a tile unless an overlapping tile found it already; of the
+// two, the one with more lettering (the one not cut by a tile's edge) stays.
+func addUnlessSeen(blocks []*textBlock, tb *textBlock) []*textBlock {
+	for i, o := range blocks {
+		if overlapRatio(o.Box, tb.Box) > 0.5 {
+			if area(tb.Box) > area(o.Box) {
+				blocks[i] = tb
+			}
+			return blocks
+		}
+	}
+	return append(blocks, tb)
+}
+
+// detectBlocks finds the lettering in g, whose size sets the scale of everything looked for.
+func detectBlocks(g *image.Gray, pa *pageAnalysis) []*textBlock {
+	b := g.Bounds()
+	long := max(b.Dx(), b.Dy())
 	r := max(1, long/900)
 	blur := boxBlur(g, r)
-	lightMin := uint8(max(140, int(paper)-45))
+	lightMin := uint8(max(140, int(pa.paper)-45))
 	light := &bitmap{w: b.Dx(), h: b.Dy(), on: make([]bool, b.Dx()*b.Dy())}
 	for i, v := range blur.Pix {
 		light.on[i] = v >= lightMin
@@ -86,9 +144,7 @@ func findTextBlocks(page *image.RGBA, rtl bool) ([]*textBlock, *pageAnalysis) {
 		}
 		blocks = append(blocks, blocksInRegion(g, ll, n, filled, pa, minChar, maxChar)...)
 	}
-	blocks = dropContained(blocks)
-	orderBlocks(blocks, rtl)
-	return blocks, pa
+	return blocks
 }
 
 // dropContained removes specks found inside another block's bubble (a stray mark of punctuation

@@ -37,72 +37,50 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 		return mp, nil
 	}
 	has := func(name string) bool { return slices.Contains(e.installed, name) }
-	// Detection reads with one model per direction, chosen so that one pass both tells the
-	// script and, for Japanese (the common case), is the final reading: Japanese models read
-	// kana and kanji, so kana tell Japanese from Chinese; Hangul needs the Korean model, and
-	// Korean is lettered horizontally.
-	probe := func(vertical bool) string {
-		order := []string{"ja", "zh-Hans", "zh-Hant", "ko"}
-		if !vertical && !mostlyVertical(blocks) {
-			order = []string{"ko", "ja", "zh-Hans", "zh-Hant"}
-		}
-		for _, c := range order {
-			name := tessLang[c]
-			if vertical {
+	modelsOf := func(lang string) func(vertical bool) string {
+		return func(vertical bool) string {
+			name := tessLang[lang]
+			if vertical && has(name+"_vert") {
 				name += "_vert"
 			}
-			if slices.Contains(cands, c) && has(name) {
-				return name
+			if !has(name) {
+				return ""
 			}
+			return name
 		}
-		return ""
 	}
-	readings, err := e.readOriented(ctx, pa, blocks, probe)
-	if err != nil {
-		return nil, err
-	}
-	lang := detectCJK(blocks, readings)
-	if lang == "" && len(cands) > 1 && !mostlyVertical(blocks) {
-		// Horizontal lettering the first model could not place: try the next script.
-		second := func(vertical bool) string {
-			for _, c := range []string{"ja", "zh-Hans", "ko"} {
-				if name := tessLang[c]; slices.Contains(cands, c) && has(name) && name != probe(vertical) {
-					return name
-				}
-			}
-			return ""
+	// Each candidate's models read the page, Japanese first: on a page of vertical Japanese (the
+	// common case) that one pass both tells the script (kana) and is the final reading. Otherwise the
+	// other candidates read it too, and the language whose own script comes back most, and most
+	// confidently, wins: Korean's model is needed to see Hangul at all, and Chinese pages are
+	// told simplified or traditional by which model reads them better.
+	order := []string{"ja", "ko", "zh-Hans", "zh-Hant"}
+	var best reading
+	var bestLang string
+	var readings []reading
+	for _, lang := range order {
+		if !slices.Contains(cands, lang) || modelsOf(lang)(false) == "" {
+			continue
 		}
-		if readings, err = e.readOriented(ctx, pa, blocks, second); err != nil {
+		rs, err := e.readOriented(ctx, pa, blocks, modelsOf(lang))
+		if err != nil {
 			return nil, err
 		}
-		lang = detectCJK(blocks, readings)
-	}
-	if lang == "zh" {
-		lang = ""
-		for _, c := range cands {
-			if c == "zh-Hans" || c == "zh-Hant" {
-				lang = c
-				break
-			}
+		detected := detectCJK(blocks, rs)
+		if lang == "ja" && detected == "ja" && mostlyVertical(blocks) {
+			bestLang, readings = lang, rs
+			break
+		}
+		score := scriptScore(lang, rs)
+		if score > best.Conf && (detected == "" || sameScript(detected, lang)) {
+			best.Conf, bestLang, readings = score, lang, rs
 		}
 	}
-	if lang == "" || !slices.Contains(cands, lang) {
+	if bestLang == "" {
 		return mp, nil
 	}
+	lang := bestLang
 	mp.lang = lang
-	// The final reading uses the detected language's models alone.
-	one := func(vertical bool) string {
-		name := tessLang[lang]
-		if vertical && has(name+"_vert") {
-			name += "_vert"
-		}
-		return name
-	}
-	if one(true) != probe(true) || one(false) != probe(false) {
-		if readings, err = e.readOriented(ctx, pa, blocks, one); err != nil {
-			return nil, err
-		}
-	}
 	mp.readings = readings
 	if lang == "ko" || (lang != "ja" && !mostlyVertical(blocks)) {
 		// Horizontal Korean and Chinese pages read left to right.
@@ -122,6 +100,36 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 // one of several lines. A lone shape may be art, and a page of art is returned unchanged.
 func (mp *cjkPage) looksLikeText() bool {
 	return len(mp.blocks) >= 2 || (len(mp.blocks) == 1 && len(mp.blocks[0].Lines) >= 2)
+}
+
+// sameScript reports whether a detected script fits a language: Chinese text read by the
+// Japanese model comes back as Han alone.
+func sameScript(detected, lang string) bool {
+	switch detected {
+	case "zh":
+		return lang == "zh-Hans" || lang == "zh-Hant"
+	}
+	return detected == lang
+}
+
+// scriptScore is how much of lang's own script the readings hold, weighted by confidence.
+func scriptScore(lang string, rs []reading) float64 {
+	var score float64
+	for _, r := range rs {
+		if r.Conf < minReadConf {
+			continue
+		}
+		c := countScripts(r.Text)
+		n := c.Han
+		switch lang {
+		case "ko":
+			n = c.Hangul
+		case "ja":
+			n = c.Han + c.Kana
+		}
+		score += r.Conf * float64(n)
+	}
+	return score
 }
 
 // detectCJK names the script of the confident readings, weighting each block by its lines.
