@@ -246,7 +246,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	var out []*textBlock
 	for _, grp := range groups {
-		if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+		if tb := makeBlock(g, pruneThick(grp), pa, minChar, maxChar); tb != nil {
 			// A paper area that is mostly this lettering is its bubble; a much larger one is a
 			// panel's white or the gutter, where the text is free.
 			if filled.Area <= 8*area(tb.Box) && filled.Box.Dx() < g.Bounds().Dx()*9/10 {
@@ -272,6 +272,35 @@ func joins(a, b blob, minChar int) bool {
 	}
 	// A small mark joins a column it nearly touches, never a large shape.
 	return small.Ink*4 < big.Ink && gap <= max(minChar, big.Thick*3/5) && big.Thick <= 3*max(minChar, small.Thick)*2
+}
+
+// pruneThick drops from a cluster the shapes far thicker than its typical line (by ink), which
+// is art the lettering touched: a column beside a figure's hair must not be lost with it.
+func pruneThick(grp []blob) []blob {
+	if len(grp) < 2 {
+		return grp
+	}
+	byThick := slices.Clone(grp)
+	slices.SortFunc(byThick, func(a, b blob) int { return cmp.Compare(a.Thick, b.Thick) })
+	total := 0
+	for _, b := range byThick {
+		total += b.Ink
+	}
+	typical, acc := byThick[0].Thick, 0
+	for _, b := range byThick {
+		acc += b.Ink
+		if acc*2 >= total {
+			typical = b.Thick
+			break
+		}
+	}
+	var out []blob
+	for _, b := range grp {
+		if b.Thick*10 <= typical*22 {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // boxGap is the gap between two boxes: zero when they touch or overlap, else the larger of the
