@@ -19,6 +19,9 @@ import (
 // presented as a translation.
 const minReadConf = 0.55
 
+// minFreeConf is the same for text outside any bubble (narration on art, captions without a box).
+const minFreeConf = 0.7
+
 // cjkPage is the outcome of reading a page as CJK lettering.
 type cjkPage struct {
 	blocks   []*textBlock
@@ -220,6 +223,11 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 	for i, r := range mp.readings {
 		text := cleanCJK(r.Text)
 		if r.Conf < minReadConf || !isCJKText(text) {
+			continue
+		}
+		// Outside a bubble, art can pass for a character or two; there only a confident
+		// reading of real length is taken for lettering, so art is never painted over.
+		if b := mp.blocks[i]; b.Bubble == nil && (r.Conf < minFreeConf || len([]rune(text)) < 3) {
 			continue
 		}
 		keep = append(keep, i)
