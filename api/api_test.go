@@ -18,9 +18,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/api"
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/workflows"
 )
 

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // The worker goes away in the middle of a job, as in a crash or a deploy; another one takes

@@ -14,9 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // Every name the upload accepts comes back: at its results[].url and as its ZIP entry, with the

@@ -8,8 +8,8 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/workflows"
 )
 

@@ -17,10 +17,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // hostile reads a file of the corpus that testdata/hostile/gen.go writes.

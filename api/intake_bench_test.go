@@ -19,8 +19,8 @@ import (
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/engines"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/pgtest"
-	"github.com/vtsproject/vts/internal/testimage"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/testimage"
 )
 
 // BenchmarkIntake streams one multipart upload of a large PNG page through the real intake

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/workflows"
 )
 

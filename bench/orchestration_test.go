@@ -16,8 +16,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // TestMain starts the Temporal dev server only when benchmarks were asked for, so that the

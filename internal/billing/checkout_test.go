@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/billing"
-	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 func TestCheckoutBothModesReuseOneCustomer(t *testing.T) {

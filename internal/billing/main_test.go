@@ -20,9 +20,9 @@ import (
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/vtsproject/vts/internal/billing"
-	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/internal/stripetest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/stripetest"
 )
 
 const (

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // A job that reserved last period's allowance and ends after the renewal: its unspent allowance

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 func checkLedger(t *testing.T, s *store.Store, userID string) *store.User {

@@ -39,9 +39,9 @@ import (
 	"github.com/vtsproject/vts/internal/engines"
 	"github.com/vtsproject/vts/internal/gobin"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/internal/testimage"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/testimage"
 	"github.com/vtsproject/vts/worker"
 	sdkworker "go.temporal.io/sdk/worker"
 )
