@@ -24,7 +24,7 @@ import (
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/config"
-	"github.com/vtsproject/vts/internal/engines"
+	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/identity"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/worker"
