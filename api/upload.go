@@ -484,7 +484,7 @@ func bodyError(err error) error {
 	if errors.As(err, &tooBig) {
 		return newError(http.StatusRequestEntityTooLarge, "request_too_large", "the request body is too large")
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) { // the server's body deadlines (internal/service)
+	if errors.Is(err, os.ErrDeadlineExceeded) { // the server's body deadlines (httpserver.go)
 		return newError(http.StatusRequestTimeout, "request_timeout", "the request body stalled; send it without long pauses")
 	}
 	var e *Error
