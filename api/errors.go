@@ -39,12 +39,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	var e *Error
 	if !errors.As(err, &e) {
 		if be, ok := billing.AsError(err); ok {
-			if be.Status >= 500 {
+			e = billingError(be)
+			if e.Status >= 500 {
 				log.WarnContext(r.Context(), "billing failed", "path", r.URL.Path, "err", be)
-			}
-			e = &Error{Status: be.Status, Code: be.Code, Message: be.Message}
-			if be.Status == http.StatusServiceUnavailable {
-				e.RetryAfter = 30
 			}
 		} else {
 			log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
@@ -60,6 +57,26 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	writeJSON(w, e.Status, struct {
 		Error *Error `json:"error"`
 	}{e})
+}
+
+// billingStatus is the HTTP status of each kind of billing failure.
+var billingStatus = map[billing.Kind]int{
+	billing.Invalid:        http.StatusBadRequest,
+	billing.NotConfigured:  http.StatusServiceUnavailable,
+	billing.ProviderFailed: http.StatusBadGateway,
+	billing.NotReady:       http.StatusServiceUnavailable,
+}
+
+// billingError is the answer to a billing failure; a 503 asks to come back in 30 s.
+func billingError(be *billing.Error) *Error {
+	e := &Error{Status: billingStatus[be.Kind], Code: be.Code, Message: be.Message}
+	if e.Status == 0 {
+		e.Status = http.StatusInternalServerError
+	}
+	if e.Status == http.StatusServiceUnavailable {
+		e.RetryAfter = 30
+	}
+	return e
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -120,7 +119,7 @@ func TestPackDisputes(t *testing.T) {
 	// A dispute of a payment whose purchase has not arrived yet waits for it (Stripe retries);
 	// a dispute of half the amount holds half the credits, rounded up.
 	early := h.event("charge.dispute.created", at(9), disputeObj("dp_4", "ch_d4", "pi_d4", 499, "needs_response"))
-	wantCode(t, h.deliver(early), http.StatusServiceUnavailable, billing.CodeEventNotReady)
+	wantCode(t, h.deliver(early), billing.NotReady, billing.CodeEventNotReady)
 	h.must(h.event("checkout.session.completed", at(9), sessionObj("cs_d4", "payment", "dia", "price_pack100", "cus_dia", "", "pi_d4", 1000)))
 	h.wantBalances("dia", "a=0 p=230 d=0", "fourth pack")
 	h.must(early)
@@ -174,7 +173,7 @@ func TestSubscriptionDisputes(t *testing.T) {
 
 	// A dispute of an invoice not seen yet waits for it.
 	early := dispute("charge.dispute.created", 1, t0, "needs_response")
-	wantCode(t, h.deliver(early), http.StatusServiceUnavailable, billing.CodeEventNotReady)
+	wantCode(t, h.deliver(early), billing.NotReady, billing.CodeEventNotReady)
 	h.must(inv(1, p1, p2))
 	h.spend("sue", 600)
 	h.wantBalances("sue", "a=400 p=0 d=0", "period 1")

@@ -2,7 +2,6 @@ package billing_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
@@ -28,12 +27,12 @@ func TestWebhookRejectsBadAndStaleSignatures(t *testing.T) {
 	for name, header := range map[string]string{"wrong secret": wrong.Header, "stale": stale.Header, "missing": "",
 		"garbage": "t=abc,v1=zz"} {
 		err := h.svc.HandleWebhook(ctx, payload, header)
-		wantCode(t, err, http.StatusBadRequest, billing.CodeInvalidSignature)
+		wantCode(t, err, billing.Invalid, billing.CodeInvalidSignature)
 		_ = name
 	}
 	// A good signature over a different body fails too.
 	err := h.svc.HandleWebhook(ctx, append([]byte(" "), payload...), good.Header)
-	wantCode(t, err, http.StatusBadRequest, billing.CodeInvalidSignature)
+	wantCode(t, err, billing.Invalid, billing.CodeInvalidSignature)
 	if after := h.snapshot(); after != before {
 		t.Fatalf("a refused webhook changed state: %s", after)
 	}
@@ -45,7 +44,7 @@ func TestWebhookRejectsBadAndStaleSignatures(t *testing.T) {
 	// Signed but not an event.
 	junk := []byte(`{"hello":"world"}`)
 	sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: junk, Secret: testWebhookSecret})
-	wantCode(t, h.svc.HandleWebhook(ctx, junk, sp.Header), http.StatusBadRequest, billing.CodeInvalidPayload)
+	wantCode(t, h.svc.HandleWebhook(ctx, junk, sp.Header), billing.Invalid, billing.CodeInvalidPayload)
 
 	// Unknown types are acknowledged and ignored.
 	if err := h.deliver(h.event("customer.created", h.clock.Now(), map[string]any{"id": "cus_x", "object": "customer"})); err != nil {
@@ -61,7 +60,7 @@ func TestWebhookRejectsBadAndStaleSignatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: ""})
-	wantCode(t, svc.HandleWebhook(ctx, payload, empty.Header), http.StatusServiceUnavailable, billing.CodeNotConfigured)
+	wantCode(t, svc.HandleWebhook(ctx, payload, empty.Header), billing.NotConfigured, billing.CodeNotConfigured)
 }
 
 // A credit pack: granted once however often its events come, refunded in parts, the part already
@@ -73,7 +72,7 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 
 	// The refund's event comes first: its payment is unknown, so Stripe is asked to retry.
 	refundHalf := h.event("charge.refunded", now.Add(time.Hour), chargeObj("ch_1", "pi_1", 1000, 500, nil))
-	wantCode(t, h.deliver(refundHalf), http.StatusServiceUnavailable, billing.CodeEventNotReady)
+	wantCode(t, h.deliver(refundHalf), billing.NotReady, billing.CodeEventNotReady)
 
 	h.must(h.event("checkout.session.completed", now, sessionObj("cs_1", "payment", "ann", "price_pack100", "cus_ann", "", "pi_1", 1000)))
 	u := h.user("ann")
@@ -275,5 +274,5 @@ func TestAccount(t *testing.T) {
 		t.Fatalf("account = %+v", a)
 	}
 	_, err = h.svc.Account(ctx, "")
-	wantCode(t, err, http.StatusBadRequest, billing.CodeInvalidRequest)
+	wantCode(t, err, billing.Invalid, billing.CodeInvalidRequest)
 }
