@@ -56,7 +56,7 @@ func (s *Server) releaseUpload(f *uploadForm, jobID string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := s.Store.ReleaseUploadKey(ctx, f.userID, f.idempotencyKey, jobID); err != nil {
+	if err := s.Store.ReleaseUploadKey(ctx, f.UserID, f.idempotencyKey, jobID); err != nil {
 		s.Log.Error("releasing idempotency key failed", "job", jobID, "err", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/filename"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/workflows"
 )
@@ -30,43 +31,43 @@ type jobSource struct {
 	temporal client.Client
 }
 
-func (j *jobSource) Fetch(ctx context.Context, jobID string) (workflows.JobState, error) {
+func (j *jobSource) Fetch(ctx context.Context, jobID string) (job.Report, error) {
 	rec, err := j.store.GetJob(ctx, jobID)
 	if errors.Is(err, store.ErrNotFound) {
-		return workflows.JobState{}, errGone
+		return job.Report{}, errGone
 	}
 	if err != nil {
-		return workflows.JobState{}, err
+		return job.Report{}, err
 	}
 	if rec.DeletedAt != nil {
-		return workflows.JobState{}, errGone
+		return job.Report{}, errGone
 	}
 	if rec.Terminal() {
 		return stateFromRecord(rec), nil
 	}
-	resp, err := j.temporal.QueryWorkflow(ctx, workflows.JobWorkflowID(jobID), "", workflows.StateQuery)
+	resp, err := j.temporal.QueryWorkflow(ctx, job.WorkflowID(jobID), "", workflows.StateQuery)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			return stateFromRecord(rec), nil
 		}
-		return workflows.JobState{}, fmt.Errorf("querying job state: %w", err)
+		return job.Report{}, fmt.Errorf("querying job state: %w", err)
 	}
-	var st workflows.JobState
+	var st job.Report
 	if err := resp.Get(&st); err != nil {
-		return workflows.JobState{}, fmt.Errorf("decoding job state: %w", err)
+		return job.Report{}, fmt.Errorf("decoding job state: %w", err)
 	}
 	// The workflow learns the status only after the database has recorded the outcome, so the
 	// query never announces a completion that the download would not yet see.
 	return st, nil
 }
 
-func stateFromRecord(j *store.Job) workflows.JobState {
+func stateFromRecord(j *store.Job) job.Report {
 	results := j.Results
 	if results == nil {
-		results = []store.PageResult{}
+		results = []job.PageResult{}
 	}
-	return workflows.JobState{ID: j.ID, Status: j.Status, Progress: j.Progress, Total: j.Total, Results: results,
+	return job.Report{ID: j.ID, Status: j.Status, Progress: j.Progress, Total: j.Total, Results: results,
 		Errors: j.Errors, Mode: j.Mode, CreditsNeeded: j.CreditsReserved}
 }
 
@@ -105,7 +106,36 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, http.StatusOK, clientState(st))
+}
+
+// clientState is a job's state as clients see it: each result with the addresses of its files.
+func clientState(r job.Report) job.State {
+	return job.View(r, func(p job.PageResult) job.Result {
+		res := job.Result{SourceFilename: p.SourceFilename, URL: outputURL(r.ID, p.OutputName), SourceLang: p.SourceLang}
+		if p.HasTranscript {
+			res.Transcript = transcriptURL(r.ID, p.OutputName)
+		}
+		if p.HasCleaned {
+			res.Cleaned = cleanedURL(r.ID, p.OutputName)
+		}
+		return res
+	})
+}
+
+// outputURL is where output serves a translated page.
+func outputURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/" + url.PathEscape(outputName)
+}
+
+// transcriptURL is where transcript serves a translated page's transcript, as JSON.
+func transcriptURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/transcripts/" + url.PathEscape(outputName+".json")
+}
+
+// cleanedURL is where cleaned serves a page with its lettering removed.
+func cleanedURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/cleaned/" + url.PathEscape(outputName)
 }
 
 // defaultHeartbeat keeps proxies from closing a quiet stream.
@@ -153,11 +183,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat * 2))
-			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", u.seq, u.data); err != nil {
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", u.Seq, u.JSON(clientState)); err != nil {
 				return
 			}
 			_ = rc.Flush()
-			if terminal(u.state.Status) {
+			if u.Report.Status.Terminal() {
 				return
 			}
 		}
@@ -178,19 +208,19 @@ func (s *Server) finishedJob(r *http.Request) (*store.Job, error) {
 
 // output is GET /api/outputs/{jobId}/{file}: one translated page.
 func (s *Server) output(w http.ResponseWriter, r *http.Request) {
-	s.serveOutput(w, r, "", blobstore.OutputKey, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+	s.serveOutput(w, r, "", job.OutputKey, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
 }
 
 // transcript is GET /api/outputs/{jobId}/transcripts/{file}: a page's transcript, {file} being
 // the page's output name with ".json" added.
 func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
-	s.serveOutput(w, r, ".json", blobstore.TranscriptKey,
+	s.serveOutput(w, r, ".json", job.TranscriptKey,
 		newError(http.StatusNotFound, "transcript_not_found", "no transcript of such a translated page"))
 }
 
 // cleaned is GET /api/outputs/{jobId}/cleaned/{file}: a page with its lettering removed.
 func (s *Server) cleaned(w http.ResponseWriter, r *http.Request) {
-	s.serveOutput(w, r, "", blobstore.CleanedKey,
+	s.serveOutput(w, r, "", job.CleanedKey,
 		newError(http.StatusNotFound, "cleaned_not_found", "no cleaned page of such a translated page"))
 }
 
@@ -237,7 +267,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, &Error{Status: http.StatusConflict, Code: "job_not_finished", RetryAfter: 2,
 			Message: "the job is still running; download when its status is completed"})
 		return
-	case j.Status != store.StatusCompleted || j.ZipKey == "":
+	case j.Status != job.Completed || j.ZipKey == "":
 		writeError(w, r, s.Log, newError(http.StatusConflict, "job_failed", "the job failed; no page was translated"))
 		return
 	}
@@ -322,7 +352,7 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 	if j.SettledAt == nil {
 		// The workflow settles, sees the deletion and removes the files. If it has just closed,
 		// the cancel finds nothing and the files are ours to remove.
-		err := s.Temporal.CancelWorkflow(ctx, workflows.JobWorkflowID(id), "")
+		err := s.Temporal.CancelWorkflow(ctx, job.WorkflowID(id), "")
 		var nf *serviceerror.NotFound
 		if err == nil {
 			log.Info("running job cancelled by delete")
@@ -333,13 +363,13 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 			log.Error("cancelling job failed", "err", err)
 		}
 	}
-	if err := s.Temporal.CancelWorkflow(ctx, workflows.ExpiryWorkflowID(id), ""); err != nil {
+	if err := s.Temporal.CancelWorkflow(ctx, job.ExpiryWorkflowID(id), ""); err != nil {
 		var nf *serviceerror.NotFound
 		if !errors.As(err, &nf) {
 			log.Warn("cancelling expiry failed", "err", err)
 		}
 	}
-	n, err := blobstore.DeletePrefix(ctx, s.Bucket, blobstore.JobPrefix(id))
+	n, err := blobstore.DeletePrefix(ctx, s.Bucket, job.Prefix(id))
 	if err != nil {
 		// The record is deleted; the expiry or an operator finishes the cleanup.
 		log.Error("deleting files failed", "err", err)

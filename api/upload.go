@@ -26,6 +26,7 @@ import (
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/workflows"
@@ -46,14 +47,13 @@ const (
 // 200 files of the largest plan's size to storage before being refused. One Pro-sized page fits.
 var maxBytesBeforeUser int64 = 64 * plans.MB
 
-// uploadForm is the parsed multipart request.
+// uploadForm is the parsed multipart request: the job's upload (with the glossary normalised)
+// and what the intake learnt on the way.
 type uploadForm struct {
-	userID, sourceLang, targetLang, mode, resolution, customPrompt string
-	glossary                                                       string // normalised
-	pages                                                          []workflows.Page
-	largest                                                        int64
-	plan                                                           plans.Plan
-	idempotencyKey                                                 string // claimed for this upload
+	job.Upload
+	largest        int64
+	plan           plans.Plan
+	idempotencyKey string // claimed for this upload
 }
 
 // translate is POST /api/translate: it streams every page straight into blob storage (never a
@@ -78,9 +78,7 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, err)
 		return
 	}
-	in := workflows.TranslateJobInput{JobID: jobID, UserID: form.userID, Mode: form.mode, Resolution: form.resolution,
-		SourceLang: form.sourceLang, TargetLang: form.targetLang, CustomPrompt: form.customPrompt, Glossary: form.glossary,
-		Pages: form.pages, Parallelism: s.Parallelism}
+	in := workflows.TranslateJobInput{Upload: form.Upload, Parallelism: s.Parallelism}
 	res, err := s.startJob(r.Context(), in)
 	if err != nil {
 		s.discard(jobID)
@@ -96,9 +94,9 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, reservationError(res))
 		return
 	}
-	log.Info("job accepted", "user", form.userID, "pages", len(form.pages), "credits", res.CreditsNeeded, "mode", form.mode)
+	log.Info("job accepted", "user", form.UserID, "pages", len(form.Pages), "credits", res.CreditsNeeded, "mode", form.Mode)
 	w.Header().Set("Location", "/api/jobs/"+jobID)
-	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": jobID, "mode": form.mode, "creditsNeeded": res.CreditsNeeded})
+	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": jobID, "mode": form.Mode, "creditsNeeded": res.CreditsNeeded})
 }
 
 func reservationError(res *activities.ReserveResult) *Error {
@@ -125,7 +123,7 @@ func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (
 	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
 	defer cancel()
 	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID:                       workflows.JobWorkflowID(in.JobID),
+		ID:                       job.WorkflowID(in.JobID),
 		TaskQueue:                s.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		// What an operator sees in the Temporal UI's list, without opening the workflow.
@@ -154,7 +152,7 @@ func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (
 func (s *Server) discard(jobID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := blobstore.DeletePrefix(ctx, s.Bucket, blobstore.JobPrefix(jobID)); err != nil {
+	if _, err := blobstore.DeletePrefix(ctx, s.Bucket, job.Prefix(jobID)); err != nil {
 		s.Log.Error("removing refused upload failed", "job", jobID, "err", err)
 	}
 }
@@ -180,7 +178,8 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	if err != nil {
 		return nil, newError(http.StatusBadRequest, "malformed_multipart", "the multipart body could not be read")
 	}
-	f := &uploadForm{sourceLang: lang.DefaultSource, targetLang: lang.DefaultTarget, mode: plans.DefaultMode, resolution: plans.DefaultResolution}
+	f := &uploadForm{Upload: job.Upload{JobID: jobID, Spec: job.Spec{SourceLang: lang.DefaultSource, TargetLang: lang.DefaultTarget,
+		Mode: plans.DefaultMode, Resolution: plans.DefaultResolution}}}
 	seen := map[string]bool{}
 	var names filename.Deduper
 	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
@@ -198,21 +197,21 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		}
 		field := part.FormName()
 		if field == "images" || field == "images[]" {
-			if key != "" && f.userID == "" {
+			if key != "" && f.UserID == "" {
 				return nil, newError(http.StatusBadRequest, "user_id_first",
 					"with an Idempotency-Key, send the userId field before the images")
 			}
-			if len(f.pages) >= plans.MaxFilesPerJob {
+			if len(f.Pages) >= plans.MaxFilesPerJob {
 				return nil, newError(http.StatusRequestEntityTooLarge, "too_many_files",
 					fmt.Sprintf("at most %d files can be uploaded in one request", plans.MaxFilesPerJob))
 			}
-			page, size, err := s.storePage(r.Context(), part, jobID, len(f.pages), limit, &names)
+			page, size, err := s.storePage(r.Context(), part, jobID, len(f.Pages), limit, &names)
 			if err != nil {
 				return nil, err
 			}
-			f.pages = append(f.pages, page)
+			f.Pages = append(f.Pages, page)
 			f.largest = max(f.largest, size)
-			if f.userID == "" {
+			if f.UserID == "" {
 				if anonymous += size; anonymous > maxBytesBeforeUser {
 					return nil, newError(http.StatusRequestEntityTooLarge, "user_id_first",
 						fmt.Sprintf("send the userId field before the images when they exceed %d MB in all", maxBytesBeforeUser/plans.MB))
@@ -246,16 +245,16 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 			limit = f.plan.MaxFileBytes
 		}
 	}
-	if f.userID == "" {
+	if f.UserID == "" {
 		return nil, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required")
 	}
-	if len(f.pages) == 0 {
+	if len(f.Pages) == 0 {
 		return nil, newError(http.StatusBadRequest, "no_files", "no files were uploaded; send one `images` part per page")
 	}
 	if f.largest > f.plan.MaxFileBytes { // pages that came before userId streamed under the largest limit
 		return nil, fileTooLarge(f.plan)
 	}
-	if err := s.Languages.Supports(f.sourceLang, f.targetLang, f.mode); err != nil {
+	if err := s.Languages.Supports(f.SourceLang, f.TargetLang, f.Mode); err != nil {
 		return nil, unsupportedError(err)
 	}
 	return f, nil
@@ -269,19 +268,19 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 func (s *Server) checkUser(r *http.Request, f *uploadForm, key, jobID string) error {
 	if s.checkUserHook != nil {
 		var err error
-		f.plan, err = s.checkUserHook(r, f.userID)
+		f.plan, err = s.checkUserHook(r, f.UserID)
 		return err
 	}
-	if err := s.authorize(r, f.userID); err != nil {
+	if err := s.authorize(r, f.UserID); err != nil {
 		return err
 	}
-	u, err := s.Store.EnsureUser(r.Context(), f.userID)
+	u, err := s.Store.EnsureUser(r.Context(), f.UserID)
 	if err != nil {
 		return err
 	}
 	f.plan = plans.MustLookup(u.Plan)
 	if key != "" {
-		if err := s.claimUpload(r.Context(), f.userID, key, jobID); err != nil {
+		if err := s.claimUpload(r.Context(), f.UserID, key, jobID); err != nil {
 			return err
 		}
 		f.idempotencyKey = key
@@ -290,7 +289,7 @@ func (s *Server) checkUser(r *http.Request, f *uploadForm, key, jobID string) er
 		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits",
 			Message: "no credits are available; buy a credit pack or wait for the next period"}
 	}
-	active, err := s.Store.ActiveJobs(r.Context(), f.userID)
+	active, err := s.Store.ActiveJobs(r.Context(), f.UserID)
 	if err != nil {
 		return err
 	}
@@ -308,7 +307,7 @@ func (f *uploadForm) set(field, value string) error {
 		if value == "" || len(value) > maxUserIDBytes || strings.ContainsFunc(value, isControl) {
 			return newError(http.StatusBadRequest, "invalid_user_id", "userId must be 1 to 256 printable characters")
 		}
-		f.userID = value
+		f.UserID = value
 	case "sourceLang", "targetLang":
 		if value == "" {
 			return nil
@@ -319,9 +318,9 @@ func (f *uploadForm) set(field, value string) error {
 				Message: fmt.Sprintf("%s %q is not an ISO 639-1 code (or zh-Hans, zh-Hant)", field, value)}
 		}
 		if field == "sourceLang" {
-			f.sourceLang = code
+			f.SourceLang = code
 		} else {
-			f.targetLang = code
+			f.TargetLang = code
 		}
 	case "mode":
 		if value == "" {
@@ -331,7 +330,7 @@ func (f *uploadForm) set(field, value string) error {
 			return &Error{Status: http.StatusBadRequest, Code: "invalid_mode", Message: "mode must be fast, standard or advanced",
 				Details: map[string]any{"allowed": plans.Modes}}
 		}
-		f.mode = value
+		f.Mode = value
 	case "resolution":
 		if value == "" {
 			return nil
@@ -340,18 +339,18 @@ func (f *uploadForm) set(field, value string) error {
 			return &Error{Status: http.StatusBadRequest, Code: "invalid_resolution", Message: "resolution must be original, 1K, 2K or 4K",
 				Details: map[string]any{"allowed": plans.Resolutions}}
 		}
-		f.resolution = value
+		f.Resolution = value
 	case "customPrompt":
 		if utf8.RuneCountInString(value) > maxPromptRunes {
 			return newError(http.StatusBadRequest, "prompt_too_long", fmt.Sprintf("customPrompt is limited to %d characters", maxPromptRunes))
 		}
-		f.customPrompt = strings.TrimSpace(value)
+		f.CustomPrompt = strings.TrimSpace(value)
 	case "glossary":
 		g, err := glossary.Normalize(value)
 		if err != nil {
 			return glossaryError(err)
 		}
-		f.glossary = g
+		f.Glossary = g
 	}
 	// Unknown fields are ignored, as browsers and clients add their own.
 	return nil
@@ -392,26 +391,26 @@ func readField(part *multipart.Part) (string, error) {
 // storePage streams one file part into blob storage after checking by its first bytes that it is
 // a PNG, JPEG or WebP of at most 40 megapixels; the size limit holds while streaming, and a
 // truncated file is caught by its ending.
-func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID string, idx int, limit int64, names *filename.Deduper) (workflows.Page, int64, error) {
+func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID string, idx int, limit int64, names *filename.Deduper) (job.Page, int64, error) {
 	source := filename.Sanitize(part.FileName(), fmt.Sprintf("page-%03d", idx+1))
 	br := bufio.NewReaderSize(part, sniffBytes)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return workflows.Page{}, 0, bodyError(err)
+		return job.Page{}, 0, bodyError(err)
 	}
 	if len(head) == 0 {
-		return workflows.Page{}, 0, newError(http.StatusBadRequest, "empty_file", fmt.Sprintf("%s is empty", source))
+		return job.Page{}, 0, newError(http.StatusBadRequest, "empty_file", fmt.Sprintf("%s is empty", source))
 	}
 	info, err := imageio.Inspect(bytes.NewReader(head))
 	if err != nil {
-		return workflows.Page{}, 0, imageError(source, err)
+		return job.Page{}, 0, imageError(source, err)
 	}
-	key := blobstore.InputKey(jobID, idx, imageio.Extension(info.Format))
+	key := job.InputKey(jobID, idx, imageio.Extension(info.Format))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	bw, err := s.Bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: imageio.ContentType(info.Format)})
 	if err != nil {
-		return workflows.Page{}, 0, fmt.Errorf("opening %s: %w", key, err)
+		return job.Page{}, 0, fmt.Errorf("opening %s: %w", key, err)
 	}
 	tail := &tailWriter{}
 	n, err := io.Copy(io.MultiWriter(bw, tail), io.LimitReader(br, limit+1))
@@ -422,19 +421,19 @@ func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID stri
 		cancel() // abandons the blob instead of committing a partial one
 		_ = bw.Close()
 		if errors.Is(err, errTooLarge) {
-			return workflows.Page{}, 0, newError(http.StatusRequestEntityTooLarge, "file_too_large",
+			return job.Page{}, 0, newError(http.StatusRequestEntityTooLarge, "file_too_large",
 				fmt.Sprintf("%s is larger than %d MB", source, limit/plans.MB))
 		}
-		return workflows.Page{}, 0, bodyError(err)
+		return job.Page{}, 0, bodyError(err)
 	}
 	if err := bw.Close(); err != nil {
-		return workflows.Page{}, 0, fmt.Errorf("writing %s: %w", key, err)
+		return job.Page{}, 0, fmt.Errorf("writing %s: %w", key, err)
 	}
 	if err := imageio.CheckComplete(info.Format, head, tail.bytes(), n); err != nil {
-		return workflows.Page{}, 0, imageError(source, err)
+		return job.Page{}, 0, imageError(source, err)
 	}
 	output := names.Unique(filename.WithExtension(source, imageio.Extension(info.Format)))
-	return workflows.Page{SourceFilename: source, OutputName: output, InputKey: key, Format: info.Format}, n, nil
+	return job.Page{SourceFilename: source, OutputName: output, InputKey: key, Format: info.Format}, n, nil
 }
 
 var errTooLarge = errors.New("file too large")

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 )
 
@@ -38,10 +39,10 @@ func (h *harness) spend(userID string, pages int) {
 	h.t.Helper()
 	ctx := context.Background()
 	id := uuid.NewString()
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: userID, Mode: "standard", Resolution: "original", Pages: pages}); err != nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: userID, Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: pages}); err != nil {
 		h.t.Fatalf("spending %d: %v", pages, err)
 	}
-	if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusCompleted, PagesDone: pages, Progress: pages,
+	if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: pages, Progress: pages,
 		FinishedAt: h.clock.Now()}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -50,9 +51,9 @@ func (h *harness) spend(userID string, pages int) {
 func (h *harness) canUpload(userID string) bool {
 	h.t.Helper()
 	id := uuid.NewString()
-	_, err := h.st.ReserveJob(context.Background(), store.NewJob{ID: id, UserID: userID, Mode: "fast", Resolution: "original", Pages: 1})
+	_, err := h.st.ReserveJob(context.Background(), store.NewJob{ID: id, UserID: userID, Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1})
 	if err == nil {
-		if _, err := h.st.FinishJob(context.Background(), store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+		if _, err := h.st.FinishJob(context.Background(), job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 			h.t.Fatal(err)
 		}
 		return true
@@ -243,7 +244,7 @@ func TestDisputeRaces(t *testing.T) {
 				defer wg.Done()
 				<-gate
 				id := uuid.NewString()
-				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "ray", Mode: "standard", Resolution: "original", Pages: 150})
+				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "ray", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 150})
 				switch {
 				case err == nil:
 					mu.Lock()
@@ -263,7 +264,7 @@ func TestDisputeRaces(t *testing.T) {
 			for range 2 {
 				go func() {
 					defer wg.Done()
-					if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+					if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 						t.Error(err)
 					}
 				}()
@@ -305,7 +306,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 		var jobs []string
 		for range 3 {
 			id := uuid.NewString()
-			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Mode: "standard", Resolution: "original", Pages: 250}); err != nil {
+			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 250}); err != nil {
 				t.Fatal(err)
 			}
 			jobs = append(jobs, id)
@@ -336,7 +337,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-gate
-				if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+				if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -347,7 +348,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 				defer wg.Done()
 				<-gate
 				id := uuid.NewString()
-				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Mode: "standard", Resolution: "original", Pages: 100})
+				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 100})
 				switch {
 				case err == nil:
 					mu.Lock()
@@ -363,7 +364,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 		wg.Wait()
 		h.user("vic")
 		for _, id := range jobs {
-			if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 				t.Fatal(err)
 			}
 		}

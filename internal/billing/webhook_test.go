@@ -9,6 +9,7 @@ import (
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 )
@@ -86,7 +87,7 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 	}
 
 	// Spend 70 purchased credits (and the 10 of allowance).
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Mode: "standard", Resolution: "original", Pages: 80}); err != nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 80}); err != nil {
 		t.Fatal(err)
 	}
 	if u = h.user("ann"); u.PurchasedCredits != 30 {
@@ -99,7 +100,7 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 		t.Fatalf("after half refund: %+v", u)
 	}
 	// Debt blocks uploads.
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Mode: "fast", Resolution: "original", Pages: 1}); err == nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err == nil {
 		t.Fatal("upload accepted with debt")
 	}
 
@@ -173,7 +174,7 @@ func TestSubscriptionLifecycleOutOfOrder(t *testing.T) {
 	h.must(h.event("invoice.paid", t0.Add(time.Second), invoiceObj("in_1", "", "cus_cat", "sub_1", "price_standard", start, end)))
 
 	// Spend some, then upgrade to Pro within the period: topped up by the difference, once.
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "cat", Mode: "standard", Resolution: "original", Pages: 100}); err != nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "cat", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 100}); err != nil {
 		t.Fatal(err)
 	}
 	h.must(h.event("customer.subscription.updated", t0.Add(time.Minute), subscriptionObj("sub_1", "cat", "cus_cat", "active", "price_pro")))

@@ -39,6 +39,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/gobin"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 	"github.com/vtsproject/vts/internal/testkit/testimage"
@@ -390,7 +391,7 @@ func (e *Env) Blobs(jobID string) int {
 	e.T.Helper()
 	prefix := "jobs/"
 	if jobID != "" {
-		prefix = blobstore.JobPrefix(jobID)
+		prefix = job.Prefix(jobID)
 	}
 	n, err := blobstore.Count(context.Background(), e.Bucket, prefix)
 	if err != nil {
