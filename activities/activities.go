@@ -58,10 +58,10 @@ type ReserveInput struct {
 }
 
 // ReserveResult is the reservation's outcome. A refusal is a result, not an error, so that the
-// upload can answer 402 or 429 with the right message.
+// upload can answer it with the right message.
 type ReserveResult struct {
 	Reserved          bool
-	Code              string // insufficient_credits, concurrency_limit, forbidden
+	Code              job.Reason // why not: InsufficientCredits, TooManyJobs, Forbidden or Unavailable
 	Message           string
 	CreditsNeeded     int
 	CreditsAvailable  int64
@@ -74,13 +74,13 @@ func (a *Activities) ReserveCredits(ctx context.Context, in ReserveInput) (*Rese
 		Pages: len(in.Job.Pages)})
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
-		return &ReserveResult{Code: "insufficient_credits", CreditsNeeded: res.Needed, CreditsAvailable: res.Available,
+		return &ReserveResult{Code: job.InsufficientCredits, CreditsNeeded: res.Needed, CreditsAvailable: res.Available,
 			Message: fmt.Sprintf("this job needs %d credits and %d are available", res.Needed, res.Available)}, nil
 	case errors.Is(err, store.ErrConcurrencyLimit):
-		return &ReserveResult{Code: "concurrency_limit", CreditsNeeded: res.Needed, RetryAfterSeconds: int(res.RetryIn / time.Second),
+		return &ReserveResult{Code: job.TooManyJobs, CreditsNeeded: res.Needed, RetryAfterSeconds: int(res.RetryIn / time.Second),
 			Message: "your plan's limit of concurrent jobs is reached; try again when a job finishes"}, nil
 	case errors.Is(err, store.ErrForbidden):
-		return &ReserveResult{Code: "forbidden", Message: "this job belongs to another user"}, nil
+		return &ReserveResult{Code: job.Forbidden, Message: "this job belongs to another user"}, nil
 	case err != nil:
 		return nil, err
 	}

@@ -440,7 +440,7 @@ func TestSSEThousandWatchersSharePoller(t *testing.T) {
 		}})
 	a := upload(t, env, "crowd", 2)
 	const watchers = 1000
-	hub := env.Server.Hub()
+	hub := env.Jobs.Hub()
 	before := hub.Fetches()
 	var wg sync.WaitGroup
 	finals := make(chan string, watchers)

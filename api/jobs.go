@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,62 +12,12 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
 
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/workflows"
 )
-
-// jobSource reads a job's state: from PostgreSQL once the job has ended (or been deleted), from
-// the workflow's state query while it runs.
-type jobSource struct {
-	store    *store.Store
-	temporal client.Client
-}
-
-func (j *jobSource) Fetch(ctx context.Context, jobID string) (job.Report, error) {
-	rec, err := j.store.GetJob(ctx, jobID)
-	if errors.Is(err, store.ErrNotFound) {
-		return job.Report{}, errGone
-	}
-	if err != nil {
-		return job.Report{}, err
-	}
-	if rec.DeletedAt != nil {
-		return job.Report{}, errGone
-	}
-	if rec.Terminal() {
-		return stateFromRecord(rec), nil
-	}
-	resp, err := j.temporal.QueryWorkflow(ctx, job.WorkflowID(jobID), "", workflows.StateQuery)
-	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return stateFromRecord(rec), nil
-		}
-		return job.Report{}, fmt.Errorf("querying job state: %w", err)
-	}
-	var st job.Report
-	if err := resp.Get(&st); err != nil {
-		return job.Report{}, fmt.Errorf("decoding job state: %w", err)
-	}
-	// The workflow learns the status only after the database has recorded the outcome, so the
-	// query never announces a completion that the download would not yet see.
-	return st, nil
-}
-
-func stateFromRecord(j *store.Job) job.Report {
-	results := j.Results
-	if results == nil {
-		results = []job.PageResult{}
-	}
-	return job.Report{ID: j.ID, Status: j.Status, Progress: j.Progress, Total: j.Total, Results: results,
-		Errors: j.Errors, Mode: j.Mode, CreditsNeeded: j.CreditsReserved}
-}
 
 // jobFromPath reads the job named by the path parameter, answering 404 for malformed, unknown
 // and deleted jobs alike. The job ID is the capability of these endpoints; a request that also
@@ -79,10 +27,7 @@ func (s *Server) jobFromPath(r *http.Request, param string) (*store.Job, error) 
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, errJobNotFound
 	}
-	j, err := s.Store.GetJob(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && j.DeletedAt != nil) {
-		return nil, errJobNotFound
-	}
+	j, err := s.Jobs.Job(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -98,10 +43,7 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	st, err := s.hub.Snapshot(r.Context(), j.ID)
-	if errors.Is(err, errGone) {
-		err = errJobNotFound
-	}
+	st, err := s.Jobs.State(r.Context(), j.ID)
 	if err != nil {
 		writeError(w, r, s.Log, err)
 		return
@@ -160,7 +102,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = rc.Flush()
-	updates, leave := s.hub.Subscribe(j.ID)
+	updates, leave := s.Jobs.Watch(j.ID)
 	defer leave()
 	heartbeat := s.Heartbeat
 	if heartbeat <= 0 {
@@ -334,46 +276,9 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, errJobNotFound)
 		return
 	}
-	j, err := s.Store.DeleteJob(r.Context(), id, req.UserID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		writeError(w, r, s.Log, errJobNotFound)
-		return
-	case errors.Is(err, store.ErrForbidden):
-		writeError(w, r, s.Log, newError(http.StatusForbidden, "forbidden", "this project belongs to another user"))
-		return
-	case err != nil:
+	if err := s.Jobs.Delete(r.Context(), id, req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	log := s.Log.With("job", id)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
-	defer cancel()
-	if j.SettledAt == nil {
-		// The workflow settles, sees the deletion and removes the files. If it has just closed,
-		// the cancel finds nothing and the files are ours to remove.
-		err := s.Temporal.CancelWorkflow(ctx, job.WorkflowID(id), "")
-		var nf *serviceerror.NotFound
-		if err == nil {
-			log.Info("running job cancelled by delete")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if !errors.As(err, &nf) {
-			log.Error("cancelling job failed", "err", err)
-		}
-	}
-	if err := s.Temporal.CancelWorkflow(ctx, job.ExpiryWorkflowID(id), ""); err != nil {
-		var nf *serviceerror.NotFound
-		if !errors.As(err, &nf) {
-			log.Warn("cancelling expiry failed", "err", err)
-		}
-	}
-	n, err := blobstore.DeletePrefix(ctx, s.Bucket, job.Prefix(id))
-	if err != nil {
-		// The record is deleted; the expiry or an operator finishes the cleanup.
-		log.Error("deleting files failed", "err", err)
-	}
-	log.Info("project deleted", "blobs", n)
 	w.WriteHeader(http.StatusNoContent)
 }

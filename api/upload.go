@@ -12,24 +12,18 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
-	"github.com/vtsproject/vts/activities"
-	"github.com/vtsproject/vts/internal/blobstore"
-	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
+	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/plans"
-	"github.com/vtsproject/vts/workflows"
 )
 
 // Bounds of one upload request that no plan changes.
@@ -64,97 +58,36 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 	jobID := uuid.NewString()
 	log := s.Log.With("job", jobID)
 	form, err := s.readUpload(w, r, jobID)
-	var replay *replayError
+	var replay *lifecycle.Replay
 	if errors.As(err, &replay) {
-		log.Info("idempotent upload replayed", "original", replay.job.ID)
-		w.Header().Set("Location", "/api/jobs/"+replay.job.ID)
+		log.Info("idempotent upload replayed", "original", replay.Job.ID)
+		w.Header().Set("Location", "/api/jobs/"+replay.Job.ID)
 		w.Header().Set("Idempotent-Replayed", "true")
-		writeJSON(w, http.StatusAccepted, map[string]any{"jobId": replay.job.ID, "mode": replay.job.Mode,
-			"creditsNeeded": replay.job.CreditsReserved})
+		writeJSON(w, http.StatusAccepted, map[string]any{"jobId": replay.Job.ID, "mode": replay.Job.Mode,
+			"creditsNeeded": replay.Job.CreditsReserved})
 		return
 	}
 	if err != nil {
-		s.discard(jobID)
+		s.Jobs.Discard(jobID)
 		writeError(w, r, log, err)
 		return
 	}
-	in := workflows.TranslateJobInput{Upload: form.Upload, Parallelism: s.Parallelism}
-	res, err := s.startJob(r.Context(), in)
+	credits, err := s.Jobs.Start(r.Context(), form.Upload)
 	if err != nil {
-		s.discard(jobID)
-		s.releaseUpload(form, jobID)
-		log.Error("starting job failed", "err", err)
-		writeError(w, r, log, errUnavailable)
+		// A refused job leaves neither its pages nor its Idempotency-Key behind.
+		s.Jobs.Discard(jobID)
+		s.releaseUpload(form)
+		var refused *job.Refusal
+		if !errors.As(err, &refused) {
+			log.Error("starting job failed", "err", err)
+			err = errUnavailable
+		}
+		writeError(w, r, log, err)
 		return
 	}
-	if !res.Reserved {
-		// The workflow removes the uploads of a refused job; so do we, in case it cannot.
-		s.discard(jobID)
-		s.releaseUpload(form, jobID)
-		writeError(w, r, log, reservationError(res))
-		return
-	}
-	log.Info("job accepted", "user", form.UserID, "pages", len(form.Pages), "credits", res.CreditsNeeded, "mode", form.Mode)
+	log.Info("job accepted", "user", form.UserID, "pages", len(form.Pages), "credits", credits, "mode", form.Mode)
 	w.Header().Set("Location", "/api/jobs/"+jobID)
-	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": jobID, "mode": form.Mode, "creditsNeeded": res.CreditsNeeded})
-}
-
-func reservationError(res *activities.ReserveResult) *Error {
-	switch res.Code {
-	case "insufficient_credits":
-		return &Error{Status: http.StatusPaymentRequired, Code: res.Code, Message: res.Message,
-			Details: map[string]any{"creditsNeeded": res.CreditsNeeded, "creditsAvailable": res.CreditsAvailable}}
-	case "concurrency_limit":
-		return &Error{Status: http.StatusTooManyRequests, Code: res.Code, Message: res.Message, RetryAfter: max(res.RetryAfterSeconds, 1)}
-	case "forbidden":
-		return newError(http.StatusForbidden, res.Code, res.Message)
-	}
-	return errUnavailable
-}
-
-// reserveTimeout bounds how long an upload waits for its reservation: with no worker running,
-// the client gets a 503 rather than a hung request.
-const reserveTimeout = 30 * time.Second
-
-func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
-	if s.startJobHook != nil {
-		return s.startJobHook(ctx, in)
-	}
-	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
-	defer cancel()
-	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID:                       job.WorkflowID(in.JobID),
-		TaskQueue:                s.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		// What an operator sees in the Temporal UI's list, without opening the workflow.
-		StaticSummary: fmt.Sprintf("%d page(s) %s→%s, %s, %s, user %s", len(in.Pages), in.SourceLang, in.TargetLang,
-			in.Mode, in.Resolution, in.UserID),
-		Memo: map[string]any{"userId": in.UserID, "pages": len(in.Pages), "mode": in.Mode},
-	}, workflows.TranslateJob, in)
-	handle, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-		StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName:   workflows.ReserveUpdate,
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("update-with-start: %w", err)
-	}
-	var res activities.ReserveResult
-	if err := handle.Get(ctx, &res); err != nil {
-		return nil, fmt.Errorf("reading reservation: %w", err)
-	}
-	return &res, nil
-}
-
-// discard removes whatever an unfinished upload wrote; it outlives the request on purpose.
-func (s *Server) discard(jobID string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := blobstore.DeletePrefix(ctx, s.Bucket, job.Prefix(jobID)); err != nil {
-		s.Log.Error("removing refused upload failed", "job", jobID, "err", err)
-	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": jobID, "mode": form.Mode, "creditsNeeded": credits})
 }
 
 func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string) (_ *uploadForm, err error) {
@@ -165,7 +98,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	var claimed *uploadForm // set once the key is ours; any later failure gives it back
 	defer func() {
 		if err != nil && claimed != nil {
-			s.releaseUpload(claimed, jobID)
+			s.releaseUpload(claimed)
 		}
 	}()
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -233,10 +166,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		if field == "userId" {
 			// A well-behaved client sends userId first: then its plan's limits apply while the
 			// pages stream, and a user who cannot start a job is refused before any page is stored.
-			if err := s.checkUser(r, f, key, jobID); err != nil {
-				if f.idempotencyKey != "" {
-					claimed = f
-				}
+			if err := s.checkUser(r, f, key); err != nil {
 				return nil, err
 			}
 			if f.idempotencyKey != "" {
@@ -254,49 +184,22 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	if f.largest > f.plan.MaxFileBytes { // pages that came before userId streamed under the largest limit
 		return nil, fileTooLarge(f.plan)
 	}
-	if err := s.Languages.Supports(f.SourceLang, f.TargetLang, f.Mode); err != nil {
-		return nil, unsupportedError(err)
-	}
 	return f, nil
 }
 
-// checkUser authorizes the request for the form's user and records the user's plan on the form.
-// An Idempotency-Key is claimed next, so that a retry of an upload that became a job is answered
-// with that job even while it runs. Last, a user with no credit at all, or at the plan's
-// concurrent-job limit, is refused here, before any page is stored; the reservation remains the
-// authority on both.
-func (s *Server) checkUser(r *http.Request, f *uploadForm, key, jobID string) error {
-	if s.checkUserHook != nil {
-		var err error
-		f.plan, err = s.checkUserHook(r, f.UserID)
-		return err
-	}
+// checkUser authorizes the request for the form's user, then has the lifecycle admit the upload:
+// it records the user's plan on the form, claims the Idempotency-Key (a retry of an upload that
+// became a job is answered with that job even while it runs), and refuses a user who could not
+// start a job now before any page is stored.
+func (s *Server) checkUser(r *http.Request, f *uploadForm, key string) error {
 	if err := s.authorize(r, f.UserID); err != nil {
 		return err
 	}
-	u, err := s.Store.EnsureUser(r.Context(), f.UserID)
+	plan, err := s.Jobs.Admit(r.Context(), f.UserID, key, f.JobID)
 	if err != nil {
 		return err
 	}
-	f.plan = plans.MustLookup(u.Plan)
-	if key != "" {
-		if err := s.claimUpload(r.Context(), f.UserID, key, jobID); err != nil {
-			return err
-		}
-		f.idempotencyKey = key
-	}
-	if u.Available() <= 0 || u.DebtCredits > 0 {
-		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits",
-			Message: "no credits are available; buy a credit pack or wait for the next period"}
-	}
-	active, err := s.Store.ActiveJobs(r.Context(), f.UserID)
-	if err != nil {
-		return err
-	}
-	if active >= f.plan.ConcurrentJobs {
-		return &Error{Status: http.StatusTooManyRequests, Code: "concurrency_limit", RetryAfter: 30,
-			Message: fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", f.plan.Name, f.plan.ConcurrentJobs)}
-	}
+	f.plan, f.idempotencyKey = plan, key
 	return nil
 }
 
@@ -466,15 +369,6 @@ func imageError(name string, err error) *Error {
 		return newError(http.StatusUnprocessableEntity, "animated_image", fmt.Sprintf("%s is animated; upload one still page per file", name))
 	}
 	return newError(http.StatusUnprocessableEntity, "corrupt_image", fmt.Sprintf("%s is truncated or corrupt", name))
-}
-
-func unsupportedError(err error) *Error {
-	var u *engine.UnsupportedError
-	if errors.As(err, &u) {
-		return &Error{Status: http.StatusBadRequest, Code: "unsupported_language", Message: u.Reason,
-			Details: map[string]any{"supported": u.Supported}}
-	}
-	return newError(http.StatusBadRequest, "unsupported_language", err.Error())
 }
 
 // bodyError maps a failure to read the request body.

@@ -122,12 +122,13 @@ func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 func serveAPI(ctx context.Context, svc *stack) error {
-	srv, err := svc.newAPIServer()
+	jobs := svc.newLifecycle()
+	defer jobs.Close()
+	srv, err := svc.newAPIServer(jobs)
 	if err != nil {
 		return err
 	}
 	handler := srv.Handler()
-	defer srv.Close()
 	hs := api.HTTPServer(svc.Config.Addr, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()

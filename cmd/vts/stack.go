@@ -20,6 +20,7 @@ import (
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/identity"
+	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/worker"
 )
@@ -93,8 +94,14 @@ func (s *stack) newWorker() sdkworker.Worker {
 	})
 }
 
-// newAPIServer builds the API.
-func (s *stack) newAPIServer() (*api.Server, error) {
+// newLifecycle builds the job lifecycle the API drives; Close it when the API stops.
+func (s *stack) newLifecycle() *lifecycle.Lifecycle {
+	return lifecycle.New(lifecycle.Config{Store: s.Store, Temporal: s.Temporal, Bucket: s.Bucket, Languages: s.Engines,
+		TaskQueue: s.Config.TaskQueue, Parallelism: s.Config.PageParallel, Log: s.Log})
+}
+
+// newAPIServer builds the API on jobs.
+func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
 	bill, err := billing.FromConfig(s.Store, s.Config, s.Log)
 	if err != nil {
 		return nil, err
@@ -103,10 +110,7 @@ func (s *stack) newAPIServer() (*api.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &api.Server{
-		Store: s.Store, Temporal: s.Temporal, Bucket: s.Bucket, Languages: s.Engines, Billing: bill,
-		TaskQueue: s.Config.TaskQueue, Parallelism: s.Config.PageParallel, Log: s.Log, Limits: &limits,
-	}
+	srv := &api.Server{Store: s.Store, Jobs: jobs, Bucket: s.Bucket, Billing: bill, Log: s.Log, Limits: &limits}
 	if s.Config.OIDCIssuer == "" {
 		s.Log.Warn("no identity provider is configured (VTS_OIDC_ISSUER): the API trusts the userId of each request " +
 			"and runs UNAUTHENTICATED, which is fit for local development only; API keys still work")

@@ -1,4 +1,4 @@
-package api
+package lifecycle
 
 import (
 	"bytes"
@@ -13,19 +13,11 @@ import (
 	"github.com/vtsproject/vts/internal/job"
 )
 
-// errGone means the job was deleted (or never existed) while someone watched it.
-var errGone = errors.New("job gone")
-
-// stateSource reads a job's current state.
-type stateSource interface {
-	Fetch(ctx context.Context, jobID string) (job.Report, error)
-}
-
-// Hub shares one poller per job among all of its SSE subscribers in this process, so that a
-// thousand watchers of one job cost one query stream. A running workflow answers one query at a
-// time, which is why the sharing matters.
+// Hub shares one poller per job among all of its watchers in this process (SSE streams, and state
+// reads while the job is watched), so that a thousand watchers of one job cost one query stream. A
+// running workflow answers one query at a time, which is why the sharing matters.
 type Hub struct {
-	src      stateSource
+	fetch    func(ctx context.Context, jobID string) (job.Report, error)
 	log      *slog.Logger
 	interval time.Duration
 	maxWait  time.Duration
@@ -66,10 +58,11 @@ type subscription struct {
 	ch chan Update
 }
 
-// NewHub starts a hub reading states from src.
-func NewHub(src stateSource, log *slog.Logger) *Hub {
+// newHub starts a hub reading states with fetch, which answers job.ErrNotFound once the job is
+// gone.
+func newHub(fetch func(ctx context.Context, jobID string) (job.Report, error), log *slog.Logger) *Hub {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{src: src, log: log, interval: 250 * time.Millisecond, maxWait: 5 * time.Second,
+	return &Hub{fetch: fetch, log: log, interval: 250 * time.Millisecond, maxWait: 5 * time.Second,
 		feeds: map[string]*feed{}, ctx: ctx, cancel: cancel}
 }
 
@@ -126,7 +119,7 @@ func (h *Hub) Snapshot(ctx context.Context, jobID string) (job.Report, error) {
 	}
 	h.mu.Unlock()
 	h.fetches.Add(1)
-	return h.src.Fetch(ctx, jobID)
+	return h.fetch(ctx, jobID)
 }
 
 func (h *Hub) poll(jobID string, f *feed) {
@@ -135,10 +128,10 @@ func (h *Hub) poll(jobID string, f *feed) {
 	for {
 		h.fetches.Add(1)
 		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
-		st, err := h.src.Fetch(ctx, jobID)
+		st, err := h.fetch(ctx, jobID)
 		cancel()
 		switch {
-		case errors.Is(err, errGone):
+		case errors.Is(err, job.ErrNotFound):
 			h.finish(jobID, f)
 			return
 		case err != nil:
