@@ -19,6 +19,7 @@ import (
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
 	"github.com/vtsproject/vts/internal/store"
 )
@@ -53,14 +54,14 @@ func (a *Activities) log(ctx context.Context, jobID string) *slog.Logger {
 
 // ReserveInput asks to create the job and take its credits.
 type ReserveInput struct {
-	Job store.NewJob
+	Job job.Upload
 }
 
 // ReserveResult is the reservation's outcome. A refusal is a result, not an error, so that the
-// upload can answer 402 or 429 with the right message.
+// upload can answer it with the right message.
 type ReserveResult struct {
 	Reserved          bool
-	Code              string // insufficient_credits, concurrency_limit, forbidden
+	Code              job.Reason // why not: InsufficientCredits, TooManyJobs, Forbidden or Unavailable
 	Message           string
 	CreditsNeeded     int
 	CreditsAvailable  int64
@@ -69,20 +70,21 @@ type ReserveResult struct {
 
 // ReserveCredits creates the job and reserves its credits, once per job ID.
 func (a *Activities) ReserveCredits(ctx context.Context, in ReserveInput) (*ReserveResult, error) {
-	res, err := a.Store.ReserveJob(ctx, in.Job)
+	res, err := a.Store.ReserveJob(ctx, store.NewJob{ID: in.Job.JobID, UserID: in.Job.UserID, Spec: in.Job.Spec,
+		Pages: len(in.Job.Pages)})
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
-		return &ReserveResult{Code: "insufficient_credits", CreditsNeeded: res.Needed, CreditsAvailable: res.Available,
+		return &ReserveResult{Code: job.InsufficientCredits, CreditsNeeded: res.Needed, CreditsAvailable: res.Available,
 			Message: fmt.Sprintf("this job needs %d credits and %d are available", res.Needed, res.Available)}, nil
 	case errors.Is(err, store.ErrConcurrencyLimit):
-		return &ReserveResult{Code: "concurrency_limit", CreditsNeeded: res.Needed, RetryAfterSeconds: int(res.RetryIn / time.Second),
+		return &ReserveResult{Code: job.TooManyJobs, CreditsNeeded: res.Needed, RetryAfterSeconds: int(res.RetryIn / time.Second),
 			Message: "your plan's limit of concurrent jobs is reached; try again when a job finishes"}, nil
 	case errors.Is(err, store.ErrForbidden):
-		return &ReserveResult{Code: "forbidden", Message: "this job belongs to another user"}, nil
+		return &ReserveResult{Code: job.Forbidden, Message: "this job belongs to another user"}, nil
 	case err != nil:
 		return nil, err
 	}
-	a.log(ctx, in.Job.ID).Info("credits reserved", "credits", res.Job.CreditsReserved, "pages", in.Job.Pages)
+	a.log(ctx, in.Job.JobID).Info("credits reserved", "credits", res.Job.CreditsReserved, "pages", len(in.Job.Pages))
 	return &ReserveResult{Reserved: true, CreditsNeeded: res.Job.CreditsReserved}, nil
 }
 
@@ -97,20 +99,11 @@ func (a *Activities) MarkProcessing(ctx context.Context, in MarkProcessingInput)
 	return &MarkProcessingResult{}, a.Store.MarkProcessing(ctx, in.JobID)
 }
 
-// TranslatePageInput is one page of a job; the image travels as a blob key.
+// TranslatePageInput is one page of a job, under the job's spec; the image travels as a blob key.
 type TranslatePageInput struct {
-	JobID          string
-	InputKey       string
-	OutputName     string
-	SourceFilename string
-	Format         string
-	SourceLang     string
-	TargetLang     string
-	Mode           string
-	Resolution     string
-	CustomPrompt   string
-	// Glossary is the job's normalised glossary (internal/glossary), "" when it has none.
-	Glossary string
+	JobID string
+	job.Page
+	job.Spec
 	// PreviousOutputName names the job's previous page, "" for the first: its transcript, when
 	// already written, is the engine's context for this page.
 	PreviousOutputName string
@@ -198,7 +191,7 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 			// An engine's bug (a NaN confidence); the page itself is good, so it is kept.
 			log.Error("transcript not kept: it does not encode as JSON", "err", err)
 		} else {
-			key := blobstore.TranscriptKey(in.JobID, in.OutputName)
+			key := job.TranscriptKey(in.JobID, in.OutputName)
 			if err := a.Bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: transcriptType}); err != nil {
 				return nil, fmt.Errorf("writing %s: %w", key, err)
 			}
@@ -206,13 +199,13 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 		}
 	}
 	if out.Cleaned != nil {
-		key := blobstore.CleanedKey(in.JobID, in.OutputName)
+		key := job.CleanedKey(in.JobID, in.OutputName)
 		if err := a.Bucket.WriteAll(ctx, key, out.Cleaned, &blob.WriterOptions{ContentType: imageio.ContentType(out.Format)}); err != nil {
 			return nil, fmt.Errorf("writing %s: %w", key, err)
 		}
 		res.CleanedKey = key
 	}
-	res.OutputKey = blobstore.OutputKey(in.JobID, in.OutputName)
+	res.OutputKey = job.OutputKey(in.JobID, in.OutputName)
 	if err := a.Bucket.WriteAll(ctx, res.OutputKey, out.Image, &blob.WriterOptions{ContentType: imageio.ContentType(out.Format)}); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", res.OutputKey, err)
 	}
@@ -231,7 +224,7 @@ func (a *Activities) previousTranscript(ctx context.Context, log *slog.Logger, i
 	if in.PreviousOutputName == "" {
 		return nil
 	}
-	key := blobstore.TranscriptKey(in.JobID, in.PreviousOutputName)
+	key := job.TranscriptKey(in.JobID, in.PreviousOutputName)
 	data, err := a.Bucket.ReadAll(ctx, key)
 	if err != nil {
 		if !blobstore.IsNotFound(err) {
@@ -269,7 +262,7 @@ type BuildZipResult struct {
 // BuildZip streams the job's files into one archive blob. Images are already compressed, so they
 // are stored, not deflated: it is faster and the archive is no larger. Transcripts are deflated.
 func (a *Activities) BuildZip(ctx context.Context, in BuildZipInput) (*BuildZipResult, error) {
-	key := blobstore.ZipKey(in.JobID)
+	key := job.ZipKey(in.JobID)
 	w, err := a.Bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: "application/zip"})
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", key, err)
@@ -329,7 +322,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // FinishJobInput is the job's outcome.
 type FinishJobInput struct {
-	Finish store.Finish
+	Finish job.Outcome
 }
 
 // FinishJobResult is the settlement.
@@ -367,7 +360,7 @@ type DeleteFilesResult struct {
 // DeleteFiles removes all of a job's blobs: after a refused reservation, a delete or the end of
 // retention. It is idempotent.
 func (a *Activities) DeleteFiles(ctx context.Context, in DeleteFilesInput) (*DeleteFilesResult, error) {
-	n, err := blobstore.DeletePrefix(ctx, a.Bucket, blobstore.JobPrefix(in.JobID))
+	n, err := blobstore.DeletePrefix(ctx, a.Bucket, job.Prefix(in.JobID))
 	if err != nil {
 		return nil, err
 	}

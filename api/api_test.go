@@ -18,10 +18,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/api"
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/workflows"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 type accepted struct {
@@ -51,7 +51,7 @@ func upload(t *testing.T, env *apitest.Env, user string, n int, extra ...[2]stri
 // sseEvent is one parsed SSE message.
 type sseEvent struct {
 	ID    string
-	State workflows.JobState
+	State job.State
 	Raw   map[string]any
 }
 
@@ -145,7 +145,7 @@ func TestUploadFollowDownloadDelete(t *testing.T) {
 
 	// GET /api/jobs/{id} answers the same payload.
 	resp := env.Do("GET", "/api/jobs/"+a.JobID, nil, nil)
-	var st workflows.JobState
+	var st job.State
 	resp.JSON(t, &st)
 	if resp.Status != 200 || st.Status != "completed" || st.Mode != "fast" || st.CreditsNeeded != 3 {
 		t.Fatalf("job = %d %+v", resp.Status, st)
@@ -358,7 +358,7 @@ func TestJobEndpointsStatuses(t *testing.T) {
 	b := upload(t, env, "x", 1)
 	waitFor(t, func() bool {
 		j, err := env.Store.GetJob(context.Background(), b.JobID)
-		return err == nil && j.Status == store.StatusCompleted
+		return err == nil && j.Status == job.Completed
 	})
 	if _, err := env.Store.MarkExpired(context.Background(), b.JobID); err != nil {
 		t.Fatal(err)
@@ -386,10 +386,10 @@ func TestFiftyConcurrentUploads(t *testing.T) {
 	}
 	// Spend all but 6 credits of the 1000 allowance.
 	seed := uuid.NewString()
-	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: seed, UserID: "racer", Mode: "advanced", Resolution: "original", Pages: 497}); err != nil {
+	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: seed, UserID: "racer", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 497}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Store.FinishJob(ctx, store.Finish{JobID: seed, Status: "completed", PagesDone: 497, FinishedAt: time.Now()}); err != nil {
+	if _, err := env.Store.FinishJob(ctx, job.Outcome{JobID: seed, Status: "completed", PagesDone: 497, FinishedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -440,7 +440,7 @@ func TestSSEThousandWatchersSharePoller(t *testing.T) {
 		}})
 	a := upload(t, env, "crowd", 2)
 	const watchers = 1000
-	hub := env.Server.Hub()
+	hub := env.Jobs.Hub()
 	before := hub.Fetches()
 	var wg sync.WaitGroup
 	finals := make(chan string, watchers)
@@ -455,14 +455,14 @@ func TestSSEThousandWatchersSharePoller(t *testing.T) {
 				return
 			}
 			defer resp.Body.Close()
-			var last workflows.JobState
+			var last job.State
 			sc := bufio.NewScanner(resp.Body)
 			for sc.Scan() {
 				if line := sc.Text(); strings.HasPrefix(line, "data: ") {
 					_ = json.Unmarshal([]byte(line[6:]), &last)
 				}
 			}
-			finals <- last.Status
+			finals <- string(last.Status)
 		}()
 	}
 	waitFor(t, func() bool { return hub.Watchers(a.JobID) == watchers })

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/vtsproject/vts/api"
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/identity"
-	"github.com/vtsproject/vts/internal/identity/oidctest"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/oidctest"
 )
 
 func bearerHeader(cred string, h http.Header) http.Header {

@@ -11,10 +11,10 @@ import (
 
 	"github.com/stripe/stripe-go/v76/webhook"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/stripetest"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/stripetest"
 )
 
 const whsec = "whsec_apitest"

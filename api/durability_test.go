@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // The worker goes away in the middle of a job, as in a crash or a deploy; another one takes
@@ -33,7 +33,7 @@ func TestJobSurvivesWorkerRestart(t *testing.T) {
 		return err == nil && j.Terminal()
 	})
 	j, _ := env.Store.GetJob(ctx, a.JobID)
-	if j.Status != store.StatusCompleted || len(j.Results) != 6 || len(j.Errors) != 0 {
+	if j.Status != job.Completed || len(j.Results) != 6 || len(j.Errors) != 0 {
 		t.Fatalf("after the restart: status %s, %d results, errors %v", j.Status, len(j.Results), j.Errors)
 	}
 	if j.CreditsCharged != 6 || j.CreditsRefunded != 0 {

@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // Error is every non-2xx answer of the API: {"error":{"code":"...","message":"..."}}. It is the
@@ -33,23 +35,26 @@ var (
 	errUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "the service is temporarily unavailable; try again shortly", RetryAfter: 5}
 )
 
-// writeError writes err as the JSON error body. Errors that are not *Error are logged with the
-// request and answered as a 500 that reveals nothing of them.
+// writeError writes err as the JSON error body. It is the one place where what the packages below
+// report becomes HTTP: a job's refusal, an unknown job, a billing failure. Any other error that
+// is not an *Error is logged with the request and answered as a 500 that reveals nothing of it.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var e *Error
-	if !errors.As(err, &e) {
-		if be, ok := billing.AsError(err); ok {
-			if be.Status >= 500 {
-				log.WarnContext(r.Context(), "billing failed", "path", r.URL.Path, "err", be)
-			}
-			e = &Error{Status: be.Status, Code: be.Code, Message: be.Message}
-			if be.Status == http.StatusServiceUnavailable {
-				e.RetryAfter = 30
-			}
-		} else {
-			log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-			e = errInternal
+	var refused *job.Refusal
+	var billed *billing.Error
+	switch {
+	case errors.As(err, &e):
+	case errors.Is(err, job.ErrNotFound):
+		e = errJobNotFound
+	case errors.As(err, &refused):
+		e = refusalError(refused)
+	case errors.As(err, &billed):
+		if e = billingError(billed); e.Status >= 500 {
+			log.WarnContext(r.Context(), "billing failed", "path", r.URL.Path, "err", billed)
 		}
+	default:
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = errInternal
 	}
 	if e.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="vts"`)
@@ -60,6 +65,51 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	writeJSON(w, e.Status, struct {
 		Error *Error `json:"error"`
 	}{e})
+}
+
+// billingStatus is the HTTP status of each kind of billing failure.
+var billingStatus = map[billing.Kind]int{
+	billing.Invalid:        http.StatusBadRequest,
+	billing.NotConfigured:  http.StatusServiceUnavailable,
+	billing.ProviderFailed: http.StatusBadGateway,
+	billing.NotReady:       http.StatusServiceUnavailable,
+}
+
+// billingError is the answer to a billing failure; a 503 asks to come back in 30 s.
+func billingError(be *billing.Error) *Error {
+	e := &Error{Status: billingStatus[be.Kind], Code: be.Code, Message: be.Message}
+	if e.Status == 0 {
+		e.Status = http.StatusInternalServerError
+	}
+	if e.Status == http.StatusServiceUnavailable {
+		e.RetryAfter = 30
+	}
+	return e
+}
+
+// refusalError is the answer to a job that was refused: the one place a refusal's reason becomes
+// an HTTP status and an error code.
+func refusalError(r *job.Refusal) *Error {
+	switch r.Reason {
+	case job.InsufficientCredits:
+		e := &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits", Message: r.Message}
+		if r.CreditsNeeded > 0 { // the reservation's numbers
+			e.Details = map[string]any{"creditsNeeded": r.CreditsNeeded, "creditsAvailable": r.CreditsAvailable}
+		}
+		return e
+	case job.TooManyJobs:
+		return &Error{Status: http.StatusTooManyRequests, Code: "concurrency_limit", Message: r.Message,
+			RetryAfter: max(int(r.RetryAfter/time.Second), 1)}
+	case job.UnsupportedPair:
+		return &Error{Status: http.StatusBadRequest, Code: "unsupported_language", Message: r.Message,
+			Details: map[string]any{"supported": r.Supported}}
+	case job.Forbidden:
+		return newError(http.StatusForbidden, "forbidden", r.Message)
+	case job.KeyInUse:
+		return &Error{Status: http.StatusConflict, Code: "idempotency_key_in_use", Message: r.Message,
+			RetryAfter: int(r.RetryAfter / time.Second)}
+	}
+	return errUnavailable
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

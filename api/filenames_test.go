@@ -14,9 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/filename"
-	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // Every name the upload accepts comes back: at its results[].url and as its ZIP entry, with the
@@ -82,7 +82,7 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Status != store.StatusCompleted || len(j.Results) != len(names) || len(j.Errors) != 0 {
+	if j.Status != job.Completed || len(j.Results) != len(names) || len(j.Errors) != 0 {
 		t.Fatalf("job = %s, %d results, errors %+v", j.Status, len(j.Results), j.Errors)
 	}
 	resp := env.Do("GET", "/api/download/"+a.JobID, nil, nil)
@@ -104,7 +104,9 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 		t.Fatalf("zip has %d pages for %d uploads", pages, len(names))
 	}
 	seen := map[string]bool{}
-	for i, res := range j.Results {
+	var st job.State // the results as clients read them, with their URLs
+	env.Do("GET", "/api/jobs/"+a.JobID, nil, nil).JSON(t, &st)
+	for i, res := range st.Results {
 		name := names[i]
 		label := name // for messages
 		if utf8.RuneCountInString(label) > 40 {

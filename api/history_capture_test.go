@@ -8,8 +8,9 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/workflows"
 )
 
@@ -27,7 +28,7 @@ func TestJobHistoryReplays(t *testing.T) {
 	}
 	ctx := context.Background()
 	hist := &historypb.History{}
-	it := env.Temporal.GetWorkflowHistory(ctx, workflows.JobWorkflowID(a.JobID), "", false, 0)
+	it := env.Temporal.GetWorkflowHistory(ctx, job.WorkflowID(a.JobID), "", false, 0)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {

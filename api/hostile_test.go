@@ -17,10 +17,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // hostile reads a file of the corpus that testdata/hostile/gen.go writes.
@@ -194,7 +194,7 @@ func TestHostileUploadsAccepted(t *testing.T) {
 		return err == nil && j.Terminal()
 	})
 	j, _ := env.Store.GetJob(context.Background(), a.JobID)
-	if j.Status != store.StatusCompleted || len(j.Results) != len(files) || len(j.Errors) != 0 {
+	if j.Status != job.Completed || len(j.Results) != len(files) || len(j.Errors) != 0 {
 		t.Fatalf("job = %s, %d results, errors %+v", j.Status, len(j.Results), j.Errors)
 	}
 	resp := env.Do("GET", "/api/download/"+a.JobID, nil, nil)

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 func uploadWithKey(env *apitest.Env, t *testing.T, user, key string, seed byte) *apitest.Response {

@@ -16,11 +16,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/engines"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/pgtest"
-	"github.com/vtsproject/vts/internal/testimage"
+	"github.com/vtsproject/vts/internal/lifecycle"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/testimage"
 )
 
 // BenchmarkIntake streams one multipart upload of a large PNG page through the real intake
@@ -40,8 +41,10 @@ func BenchmarkIntake(b *testing.B) {
 	if _, err := st.SetPlan(ctx, "bench", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
 		b.Fatal(err)
 	}
-	s := &Server{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Identity: &Auth{Store: st},
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	jobs := lifecycle.New(lifecycle.Config{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Log: log})
+	defer jobs.Close()
+	s := &Server{Store: st, Jobs: jobs, Bucket: bucket, Identity: &Auth{Store: st}, Log: log}
 	page := noisePNG(b, 2400, 2400) // about 23 MB, near the Standard plan's limit
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,61 +12,12 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
 
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/filename"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/workflows"
 )
-
-// jobSource reads a job's state: from PostgreSQL once the job has ended (or been deleted), from
-// the workflow's state query while it runs.
-type jobSource struct {
-	store    *store.Store
-	temporal client.Client
-}
-
-func (j *jobSource) Fetch(ctx context.Context, jobID string) (workflows.JobState, error) {
-	rec, err := j.store.GetJob(ctx, jobID)
-	if errors.Is(err, store.ErrNotFound) {
-		return workflows.JobState{}, errGone
-	}
-	if err != nil {
-		return workflows.JobState{}, err
-	}
-	if rec.DeletedAt != nil {
-		return workflows.JobState{}, errGone
-	}
-	if rec.Terminal() {
-		return stateFromRecord(rec), nil
-	}
-	resp, err := j.temporal.QueryWorkflow(ctx, workflows.JobWorkflowID(jobID), "", workflows.StateQuery)
-	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return stateFromRecord(rec), nil
-		}
-		return workflows.JobState{}, fmt.Errorf("querying job state: %w", err)
-	}
-	var st workflows.JobState
-	if err := resp.Get(&st); err != nil {
-		return workflows.JobState{}, fmt.Errorf("decoding job state: %w", err)
-	}
-	// The workflow learns the status only after the database has recorded the outcome, so the
-	// query never announces a completion that the download would not yet see.
-	return st, nil
-}
-
-func stateFromRecord(j *store.Job) workflows.JobState {
-	results := j.Results
-	if results == nil {
-		results = []store.PageResult{}
-	}
-	return workflows.JobState{ID: j.ID, Status: j.Status, Progress: j.Progress, Total: j.Total, Results: results,
-		Errors: j.Errors, Mode: j.Mode, CreditsNeeded: j.CreditsReserved}
-}
 
 // jobFromPath reads the job named by the path parameter, answering 404 for malformed, unknown
 // and deleted jobs alike. The job ID is the capability of these endpoints; a request that also
@@ -78,10 +27,7 @@ func (s *Server) jobFromPath(r *http.Request, param string) (*store.Job, error) 
 	if _, err := uuid.Parse(id); err != nil {
 		return nil, errJobNotFound
 	}
-	j, err := s.Store.GetJob(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && j.DeletedAt != nil) {
-		return nil, errJobNotFound
-	}
+	j, err := s.Jobs.Job(r.Context(), id)
 	if err != nil {
 		return nil, err
 	}
@@ -97,15 +43,41 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	st, err := s.hub.Snapshot(r.Context(), j.ID)
-	if errors.Is(err, errGone) {
-		err = errJobNotFound
-	}
+	st, err := s.Jobs.State(r.Context(), j.ID)
 	if err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, http.StatusOK, clientState(st))
+}
+
+// clientState is a job's state as clients see it: each result with the addresses of its files.
+func clientState(r job.Report) job.State {
+	return job.View(r, func(p job.PageResult) job.Result {
+		res := job.Result{SourceFilename: p.SourceFilename, URL: outputURL(r.ID, p.OutputName), SourceLang: p.SourceLang}
+		if p.HasTranscript {
+			res.Transcript = transcriptURL(r.ID, p.OutputName)
+		}
+		if p.HasCleaned {
+			res.Cleaned = cleanedURL(r.ID, p.OutputName)
+		}
+		return res
+	})
+}
+
+// outputURL is where output serves a translated page.
+func outputURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/" + url.PathEscape(outputName)
+}
+
+// transcriptURL is where transcript serves a translated page's transcript, as JSON.
+func transcriptURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/transcripts/" + url.PathEscape(outputName+".json")
+}
+
+// cleanedURL is where cleaned serves a page with its lettering removed.
+func cleanedURL(jobID, outputName string) string {
+	return "/api/outputs/" + jobID + "/cleaned/" + url.PathEscape(outputName)
 }
 
 // defaultHeartbeat keeps proxies from closing a quiet stream.
@@ -130,7 +102,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = rc.Flush()
-	updates, leave := s.hub.Subscribe(j.ID)
+	updates, leave := s.Jobs.Watch(j.ID)
 	defer leave()
 	heartbeat := s.Heartbeat
 	if heartbeat <= 0 {
@@ -153,11 +125,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat * 2))
-			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", u.seq, u.data); err != nil {
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", u.Seq, u.JSON(clientState)); err != nil {
 				return
 			}
 			_ = rc.Flush()
-			if terminal(u.state.Status) {
+			if u.Report.Status.Terminal() {
 				return
 			}
 		}
@@ -178,19 +150,19 @@ func (s *Server) finishedJob(r *http.Request) (*store.Job, error) {
 
 // output is GET /api/outputs/{jobId}/{file}: one translated page.
 func (s *Server) output(w http.ResponseWriter, r *http.Request) {
-	s.serveOutput(w, r, "", blobstore.OutputKey, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
+	s.serveOutput(w, r, "", job.OutputKey, newError(http.StatusNotFound, "output_not_found", "no such translated page"))
 }
 
 // transcript is GET /api/outputs/{jobId}/transcripts/{file}: a page's transcript, {file} being
 // the page's output name with ".json" added.
 func (s *Server) transcript(w http.ResponseWriter, r *http.Request) {
-	s.serveOutput(w, r, ".json", blobstore.TranscriptKey,
+	s.serveOutput(w, r, ".json", job.TranscriptKey,
 		newError(http.StatusNotFound, "transcript_not_found", "no transcript of such a translated page"))
 }
 
 // cleaned is GET /api/outputs/{jobId}/cleaned/{file}: a page with its lettering removed.
 func (s *Server) cleaned(w http.ResponseWriter, r *http.Request) {
-	s.serveOutput(w, r, "", blobstore.CleanedKey,
+	s.serveOutput(w, r, "", job.CleanedKey,
 		newError(http.StatusNotFound, "cleaned_not_found", "no cleaned page of such a translated page"))
 }
 
@@ -237,7 +209,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, &Error{Status: http.StatusConflict, Code: "job_not_finished", RetryAfter: 2,
 			Message: "the job is still running; download when its status is completed"})
 		return
-	case j.Status != store.StatusCompleted || j.ZipKey == "":
+	case j.Status != job.Completed || j.ZipKey == "":
 		writeError(w, r, s.Log, newError(http.StatusConflict, "job_failed", "the job failed; no page was translated"))
 		return
 	}
@@ -304,46 +276,9 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, errJobNotFound)
 		return
 	}
-	j, err := s.Store.DeleteJob(r.Context(), id, req.UserID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		writeError(w, r, s.Log, errJobNotFound)
-		return
-	case errors.Is(err, store.ErrForbidden):
-		writeError(w, r, s.Log, newError(http.StatusForbidden, "forbidden", "this project belongs to another user"))
-		return
-	case err != nil:
+	if err := s.Jobs.Delete(r.Context(), id, req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	log := s.Log.With("job", id)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
-	defer cancel()
-	if j.SettledAt == nil {
-		// The workflow settles, sees the deletion and removes the files. If it has just closed,
-		// the cancel finds nothing and the files are ours to remove.
-		err := s.Temporal.CancelWorkflow(ctx, workflows.JobWorkflowID(id), "")
-		var nf *serviceerror.NotFound
-		if err == nil {
-			log.Info("running job cancelled by delete")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		if !errors.As(err, &nf) {
-			log.Error("cancelling job failed", "err", err)
-		}
-	}
-	if err := s.Temporal.CancelWorkflow(ctx, workflows.ExpiryWorkflowID(id), ""); err != nil {
-		var nf *serviceerror.NotFound
-		if !errors.As(err, &nf) {
-			log.Warn("cancelling expiry failed", "err", err)
-		}
-	}
-	n, err := blobstore.DeletePrefix(ctx, s.Bucket, blobstore.JobPrefix(id))
-	if err != nil {
-		// The record is deleted; the expiry or an operator finishes the cleanup.
-		log.Error("deleting files failed", "err", err)
-	}
-	log.Info("project deleted", "blobs", n)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -12,20 +12,28 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
-	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
-	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/web"
-	"github.com/vtsproject/vts/workflows"
 )
 
-// LanguageChecker says whether an upload's languages and mode can be served (the engines).
-type LanguageChecker interface {
-	Supports(src, dst, mode string) error
+// Jobs is the job lifecycle (internal/lifecycle): the API hands it uploads and asks it about jobs.
+// Its refusals are *job.Refusal and its unknown jobs job.ErrNotFound, which writeError answers.
+type Jobs interface {
+	Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error)
+	Release(userID, key, jobID string)
+	Discard(jobID string)
+	Start(ctx context.Context, up job.Upload) (credits int, err error)
+	Job(ctx context.Context, jobID string) (*store.Job, error)
+	State(ctx context.Context, jobID string) (job.Report, error)
+	Watch(jobID string) (<-chan lifecycle.Update, func())
+	Delete(ctx context.Context, jobID, userID string) error
+	Ping(ctx context.Context) error
 }
 
 // Identity checks that a request may act as userID. The default trusts the body's userId, as
@@ -43,14 +51,12 @@ type Billing interface {
 
 // Server holds the API's dependencies.
 type Server struct {
-	Store       *store.Store
-	Temporal    client.Client
-	Bucket      *blob.Bucket
-	Languages   LanguageChecker
-	Identity    Identity
-	Billing     Billing
-	TaskQueue   string
-	Parallelism int
+	Store *store.Store // users and API keys
+	Jobs  Jobs
+	// Bucket is where uploads stream to and job files are served from.
+	Bucket   *blob.Bucket
+	Identity Identity
+	Billing  Billing
 	// Heartbeat is how often a quiet SSE stream gets a comment line (15 s when zero).
 	Heartbeat time.Duration
 	Log       *slog.Logger
@@ -60,22 +66,13 @@ type Server struct {
 	// Limits are the request-rate limits; DefaultLimits when nil.
 	Limits *Limits
 
-	hub    *Hub
 	limits *limiters
-
-	// Seams of the upload for FuzzUpload, which drives the real intake without PostgreSQL and
-	// Temporal: the user check and the start of the job. Nil in service.
-	checkUserHook func(*http.Request, string) (plans.Plan, error)
-	startJobHook  func(context.Context, workflows.TranslateJobInput) (*activities.ReserveResult, error)
 }
 
 // Handler builds the router. It must be called once.
 func (s *Server) Handler() http.Handler {
 	if s.Log == nil {
 		s.Log = slog.Default()
-	}
-	if s.TaskQueue == "" {
-		s.TaskQueue = workflows.TaskQueue
 	}
 	if s.Identity == nil {
 		s.Identity = &Auth{Tokens: s.Tokens, Store: s.Store, Log: s.Log}
@@ -85,7 +82,6 @@ func (s *Server) Handler() http.Handler {
 		limits = *s.Limits
 	}
 	s.limits = newLimiters(limits)
-	s.hub = NewHub(&jobSource{store: s.Store, temporal: s.Temporal}, s.Log)
 
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, s.recoverer)
@@ -121,16 +117,6 @@ func (s *Server) Handler() http.Handler {
 	return r
 }
 
-// Hub is the SSE hub, for tests and metrics.
-func (s *Server) Hub() *Hub { return s.hub }
-
-// Close stops the SSE pollers.
-func (s *Server) Close() {
-	if s.hub != nil {
-		s.hub.Close()
-	}
-}
-
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -154,7 +140,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, &Error{Status: http.StatusServiceUnavailable, Code: "database_unavailable", Message: "the database does not answer", RetryAfter: 5})
 		return
 	}
-	if _, err := s.Temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+	if err := s.Jobs.Ping(ctx); err != nil {
 		s.Log.Warn("not ready: temporal", "err", err)
 		writeError(w, r, s.Log, &Error{Status: http.StatusServiceUnavailable, Code: "temporal_unavailable", Message: "Temporal does not answer", RetryAfter: 5})
 		return

@@ -11,15 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/workflows"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // finished follows a job to its end over SSE and returns its last state.
-func finished(t *testing.T, env *apitest.Env, jobID string) workflows.JobState {
+func finished(t *testing.T, env *apitest.Env, jobID string) job.State {
 	t.Helper()
 	events, _ := readSSE(t, env, jobID)
 	if len(events) == 0 {
@@ -273,7 +272,7 @@ func TestImageOnlyEngineResults(t *testing.T) {
 		t.Errorf("zip entries %q", names)
 	}
 	j, err := env.Store.GetJob(context.Background(), a.JobID)
-	if err != nil || j.Status != store.StatusCompleted {
+	if err != nil || j.Status != job.Completed {
 		t.Fatalf("job record: %v %v", j, err)
 	}
 }

@@ -12,23 +12,18 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
-	"github.com/vtsproject/vts/activities"
-	"github.com/vtsproject/vts/internal/blobstore"
-	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
+	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/plans"
-	"github.com/vtsproject/vts/workflows"
 )
 
 // Bounds of one upload request that no plan changes.
@@ -46,14 +41,13 @@ const (
 // 200 files of the largest plan's size to storage before being refused. One Pro-sized page fits.
 var maxBytesBeforeUser int64 = 64 * plans.MB
 
-// uploadForm is the parsed multipart request.
+// uploadForm is the parsed multipart request: the job's upload (with the glossary normalised)
+// and what the intake learnt on the way.
 type uploadForm struct {
-	userID, sourceLang, targetLang, mode, resolution, customPrompt string
-	glossary                                                       string // normalised
-	pages                                                          []workflows.Page
-	largest                                                        int64
-	plan                                                           plans.Plan
-	idempotencyKey                                                 string // claimed for this upload
+	job.Upload
+	largest        int64
+	plan           plans.Plan
+	idempotencyKey string // claimed for this upload
 }
 
 // translate is POST /api/translate: it streams every page straight into blob storage (never a
@@ -64,99 +58,36 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 	jobID := uuid.NewString()
 	log := s.Log.With("job", jobID)
 	form, err := s.readUpload(w, r, jobID)
-	var replay *replayError
+	var replay *lifecycle.Replay
 	if errors.As(err, &replay) {
-		log.Info("idempotent upload replayed", "original", replay.job.ID)
-		w.Header().Set("Location", "/api/jobs/"+replay.job.ID)
+		log.Info("idempotent upload replayed", "original", replay.Job.ID)
+		w.Header().Set("Location", "/api/jobs/"+replay.Job.ID)
 		w.Header().Set("Idempotent-Replayed", "true")
-		writeJSON(w, http.StatusAccepted, map[string]any{"jobId": replay.job.ID, "mode": replay.job.Mode,
-			"creditsNeeded": replay.job.CreditsReserved})
+		writeJSON(w, http.StatusAccepted, map[string]any{"jobId": replay.Job.ID, "mode": replay.Job.Mode,
+			"creditsNeeded": replay.Job.CreditsReserved})
 		return
 	}
 	if err != nil {
-		s.discard(jobID)
+		s.Jobs.Discard(jobID)
 		writeError(w, r, log, err)
 		return
 	}
-	in := workflows.TranslateJobInput{JobID: jobID, UserID: form.userID, Mode: form.mode, Resolution: form.resolution,
-		SourceLang: form.sourceLang, TargetLang: form.targetLang, CustomPrompt: form.customPrompt, Glossary: form.glossary,
-		Pages: form.pages, Parallelism: s.Parallelism}
-	res, err := s.startJob(r.Context(), in)
+	credits, err := s.Jobs.Start(r.Context(), form.Upload)
 	if err != nil {
-		s.discard(jobID)
-		s.releaseUpload(form, jobID)
-		log.Error("starting job failed", "err", err)
-		writeError(w, r, log, errUnavailable)
+		// A refused job leaves neither its pages nor its Idempotency-Key behind.
+		s.Jobs.Discard(jobID)
+		s.releaseUpload(form)
+		var refused *job.Refusal
+		if !errors.As(err, &refused) {
+			log.Error("starting job failed", "err", err)
+			err = errUnavailable
+		}
+		writeError(w, r, log, err)
 		return
 	}
-	if !res.Reserved {
-		// The workflow removes the uploads of a refused job; so do we, in case it cannot.
-		s.discard(jobID)
-		s.releaseUpload(form, jobID)
-		writeError(w, r, log, reservationError(res))
-		return
-	}
-	log.Info("job accepted", "user", form.userID, "pages", len(form.pages), "credits", res.CreditsNeeded, "mode", form.mode)
+	log.Info("job accepted", "user", form.UserID, "pages", len(form.Pages), "credits", credits, "mode", form.Mode)
 	w.Header().Set("Location", "/api/jobs/"+jobID)
-	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": jobID, "mode": form.mode, "creditsNeeded": res.CreditsNeeded})
-}
-
-func reservationError(res *activities.ReserveResult) *Error {
-	switch res.Code {
-	case "insufficient_credits":
-		return &Error{Status: http.StatusPaymentRequired, Code: res.Code, Message: res.Message,
-			Details: map[string]any{"creditsNeeded": res.CreditsNeeded, "creditsAvailable": res.CreditsAvailable}}
-	case "concurrency_limit":
-		return &Error{Status: http.StatusTooManyRequests, Code: res.Code, Message: res.Message, RetryAfter: max(res.RetryAfterSeconds, 1)}
-	case "forbidden":
-		return newError(http.StatusForbidden, res.Code, res.Message)
-	}
-	return errUnavailable
-}
-
-// reserveTimeout bounds how long an upload waits for its reservation: with no worker running,
-// the client gets a 503 rather than a hung request.
-const reserveTimeout = 30 * time.Second
-
-func (s *Server) startJob(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
-	if s.startJobHook != nil {
-		return s.startJobHook(ctx, in)
-	}
-	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
-	defer cancel()
-	start := s.Temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID:                       workflows.JobWorkflowID(in.JobID),
-		TaskQueue:                s.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		// What an operator sees in the Temporal UI's list, without opening the workflow.
-		StaticSummary: fmt.Sprintf("%d page(s) %s→%s, %s, %s, user %s", len(in.Pages), in.SourceLang, in.TargetLang,
-			in.Mode, in.Resolution, in.UserID),
-		Memo: map[string]any{"userId": in.UserID, "pages": len(in.Pages), "mode": in.Mode},
-	}, workflows.TranslateJob, in)
-	handle, err := s.Temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-		StartWorkflowOperation: start,
-		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName:   workflows.ReserveUpdate,
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("update-with-start: %w", err)
-	}
-	var res activities.ReserveResult
-	if err := handle.Get(ctx, &res); err != nil {
-		return nil, fmt.Errorf("reading reservation: %w", err)
-	}
-	return &res, nil
-}
-
-// discard removes whatever an unfinished upload wrote; it outlives the request on purpose.
-func (s *Server) discard(jobID string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := blobstore.DeletePrefix(ctx, s.Bucket, blobstore.JobPrefix(jobID)); err != nil {
-		s.Log.Error("removing refused upload failed", "job", jobID, "err", err)
-	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"jobId": jobID, "mode": form.Mode, "creditsNeeded": credits})
 }
 
 func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string) (_ *uploadForm, err error) {
@@ -167,7 +98,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	var claimed *uploadForm // set once the key is ours; any later failure gives it back
 	defer func() {
 		if err != nil && claimed != nil {
-			s.releaseUpload(claimed, jobID)
+			s.releaseUpload(claimed)
 		}
 	}()
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -180,7 +111,8 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	if err != nil {
 		return nil, newError(http.StatusBadRequest, "malformed_multipart", "the multipart body could not be read")
 	}
-	f := &uploadForm{sourceLang: lang.DefaultSource, targetLang: lang.DefaultTarget, mode: plans.DefaultMode, resolution: plans.DefaultResolution}
+	f := &uploadForm{Upload: job.Upload{JobID: jobID, Spec: job.Spec{SourceLang: lang.DefaultSource, TargetLang: lang.DefaultTarget,
+		Mode: plans.DefaultMode, Resolution: plans.DefaultResolution}}}
 	seen := map[string]bool{}
 	var names filename.Deduper
 	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
@@ -198,21 +130,21 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		}
 		field := part.FormName()
 		if field == "images" || field == "images[]" {
-			if key != "" && f.userID == "" {
+			if key != "" && f.UserID == "" {
 				return nil, newError(http.StatusBadRequest, "user_id_first",
 					"with an Idempotency-Key, send the userId field before the images")
 			}
-			if len(f.pages) >= plans.MaxFilesPerJob {
+			if len(f.Pages) >= plans.MaxFilesPerJob {
 				return nil, newError(http.StatusRequestEntityTooLarge, "too_many_files",
 					fmt.Sprintf("at most %d files can be uploaded in one request", plans.MaxFilesPerJob))
 			}
-			page, size, err := s.storePage(r.Context(), part, jobID, len(f.pages), limit, &names)
+			page, size, err := s.storePage(r.Context(), part, jobID, len(f.Pages), limit, &names)
 			if err != nil {
 				return nil, err
 			}
-			f.pages = append(f.pages, page)
+			f.Pages = append(f.Pages, page)
 			f.largest = max(f.largest, size)
-			if f.userID == "" {
+			if f.UserID == "" {
 				if anonymous += size; anonymous > maxBytesBeforeUser {
 					return nil, newError(http.StatusRequestEntityTooLarge, "user_id_first",
 						fmt.Sprintf("send the userId field before the images when they exceed %d MB in all", maxBytesBeforeUser/plans.MB))
@@ -234,10 +166,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		if field == "userId" {
 			// A well-behaved client sends userId first: then its plan's limits apply while the
 			// pages stream, and a user who cannot start a job is refused before any page is stored.
-			if err := s.checkUser(r, f, key, jobID); err != nil {
-				if f.idempotencyKey != "" {
-					claimed = f
-				}
+			if err := s.checkUser(r, f, key); err != nil {
 				return nil, err
 			}
 			if f.idempotencyKey != "" {
@@ -246,58 +175,31 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 			limit = f.plan.MaxFileBytes
 		}
 	}
-	if f.userID == "" {
+	if f.UserID == "" {
 		return nil, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required")
 	}
-	if len(f.pages) == 0 {
+	if len(f.Pages) == 0 {
 		return nil, newError(http.StatusBadRequest, "no_files", "no files were uploaded; send one `images` part per page")
 	}
 	if f.largest > f.plan.MaxFileBytes { // pages that came before userId streamed under the largest limit
 		return nil, fileTooLarge(f.plan)
 	}
-	if err := s.Languages.Supports(f.sourceLang, f.targetLang, f.mode); err != nil {
-		return nil, unsupportedError(err)
-	}
 	return f, nil
 }
 
-// checkUser authorizes the request for the form's user and records the user's plan on the form.
-// An Idempotency-Key is claimed next, so that a retry of an upload that became a job is answered
-// with that job even while it runs. Last, a user with no credit at all, or at the plan's
-// concurrent-job limit, is refused here, before any page is stored; the reservation remains the
-// authority on both.
-func (s *Server) checkUser(r *http.Request, f *uploadForm, key, jobID string) error {
-	if s.checkUserHook != nil {
-		var err error
-		f.plan, err = s.checkUserHook(r, f.userID)
+// checkUser authorizes the request for the form's user, then has the lifecycle admit the upload:
+// it records the user's plan on the form, claims the Idempotency-Key (a retry of an upload that
+// became a job is answered with that job even while it runs), and refuses a user who could not
+// start a job now before any page is stored.
+func (s *Server) checkUser(r *http.Request, f *uploadForm, key string) error {
+	if err := s.authorize(r, f.UserID); err != nil {
 		return err
 	}
-	if err := s.authorize(r, f.userID); err != nil {
-		return err
-	}
-	u, err := s.Store.EnsureUser(r.Context(), f.userID)
+	plan, err := s.Jobs.Admit(r.Context(), f.UserID, key, f.JobID)
 	if err != nil {
 		return err
 	}
-	f.plan = plans.MustLookup(u.Plan)
-	if key != "" {
-		if err := s.claimUpload(r.Context(), f.userID, key, jobID); err != nil {
-			return err
-		}
-		f.idempotencyKey = key
-	}
-	if u.Available() <= 0 || u.DebtCredits > 0 {
-		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits",
-			Message: "no credits are available; buy a credit pack or wait for the next period"}
-	}
-	active, err := s.Store.ActiveJobs(r.Context(), f.userID)
-	if err != nil {
-		return err
-	}
-	if active >= f.plan.ConcurrentJobs {
-		return &Error{Status: http.StatusTooManyRequests, Code: "concurrency_limit", RetryAfter: 30,
-			Message: fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", f.plan.Name, f.plan.ConcurrentJobs)}
-	}
+	f.plan, f.idempotencyKey = plan, key
 	return nil
 }
 
@@ -308,7 +210,7 @@ func (f *uploadForm) set(field, value string) error {
 		if value == "" || len(value) > maxUserIDBytes || strings.ContainsFunc(value, isControl) {
 			return newError(http.StatusBadRequest, "invalid_user_id", "userId must be 1 to 256 printable characters")
 		}
-		f.userID = value
+		f.UserID = value
 	case "sourceLang", "targetLang":
 		if value == "" {
 			return nil
@@ -319,9 +221,9 @@ func (f *uploadForm) set(field, value string) error {
 				Message: fmt.Sprintf("%s %q is not an ISO 639-1 code (or zh-Hans, zh-Hant)", field, value)}
 		}
 		if field == "sourceLang" {
-			f.sourceLang = code
+			f.SourceLang = code
 		} else {
-			f.targetLang = code
+			f.TargetLang = code
 		}
 	case "mode":
 		if value == "" {
@@ -331,7 +233,7 @@ func (f *uploadForm) set(field, value string) error {
 			return &Error{Status: http.StatusBadRequest, Code: "invalid_mode", Message: "mode must be fast, standard or advanced",
 				Details: map[string]any{"allowed": plans.Modes}}
 		}
-		f.mode = value
+		f.Mode = value
 	case "resolution":
 		if value == "" {
 			return nil
@@ -340,18 +242,18 @@ func (f *uploadForm) set(field, value string) error {
 			return &Error{Status: http.StatusBadRequest, Code: "invalid_resolution", Message: "resolution must be original, 1K, 2K or 4K",
 				Details: map[string]any{"allowed": plans.Resolutions}}
 		}
-		f.resolution = value
+		f.Resolution = value
 	case "customPrompt":
 		if utf8.RuneCountInString(value) > maxPromptRunes {
 			return newError(http.StatusBadRequest, "prompt_too_long", fmt.Sprintf("customPrompt is limited to %d characters", maxPromptRunes))
 		}
-		f.customPrompt = strings.TrimSpace(value)
+		f.CustomPrompt = strings.TrimSpace(value)
 	case "glossary":
 		g, err := glossary.Normalize(value)
 		if err != nil {
 			return glossaryError(err)
 		}
-		f.glossary = g
+		f.Glossary = g
 	}
 	// Unknown fields are ignored, as browsers and clients add their own.
 	return nil
@@ -392,26 +294,26 @@ func readField(part *multipart.Part) (string, error) {
 // storePage streams one file part into blob storage after checking by its first bytes that it is
 // a PNG, JPEG or WebP of at most 40 megapixels; the size limit holds while streaming, and a
 // truncated file is caught by its ending.
-func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID string, idx int, limit int64, names *filename.Deduper) (workflows.Page, int64, error) {
+func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID string, idx int, limit int64, names *filename.Deduper) (job.Page, int64, error) {
 	source := filename.Sanitize(part.FileName(), fmt.Sprintf("page-%03d", idx+1))
 	br := bufio.NewReaderSize(part, sniffBytes)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return workflows.Page{}, 0, bodyError(err)
+		return job.Page{}, 0, bodyError(err)
 	}
 	if len(head) == 0 {
-		return workflows.Page{}, 0, newError(http.StatusBadRequest, "empty_file", fmt.Sprintf("%s is empty", source))
+		return job.Page{}, 0, newError(http.StatusBadRequest, "empty_file", fmt.Sprintf("%s is empty", source))
 	}
 	info, err := imageio.Inspect(bytes.NewReader(head))
 	if err != nil {
-		return workflows.Page{}, 0, imageError(source, err)
+		return job.Page{}, 0, imageError(source, err)
 	}
-	key := blobstore.InputKey(jobID, idx, imageio.Extension(info.Format))
+	key := job.InputKey(jobID, idx, imageio.Extension(info.Format))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	bw, err := s.Bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: imageio.ContentType(info.Format)})
 	if err != nil {
-		return workflows.Page{}, 0, fmt.Errorf("opening %s: %w", key, err)
+		return job.Page{}, 0, fmt.Errorf("opening %s: %w", key, err)
 	}
 	tail := &tailWriter{}
 	n, err := io.Copy(io.MultiWriter(bw, tail), io.LimitReader(br, limit+1))
@@ -422,19 +324,19 @@ func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID stri
 		cancel() // abandons the blob instead of committing a partial one
 		_ = bw.Close()
 		if errors.Is(err, errTooLarge) {
-			return workflows.Page{}, 0, newError(http.StatusRequestEntityTooLarge, "file_too_large",
+			return job.Page{}, 0, newError(http.StatusRequestEntityTooLarge, "file_too_large",
 				fmt.Sprintf("%s is larger than %d MB", source, limit/plans.MB))
 		}
-		return workflows.Page{}, 0, bodyError(err)
+		return job.Page{}, 0, bodyError(err)
 	}
 	if err := bw.Close(); err != nil {
-		return workflows.Page{}, 0, fmt.Errorf("writing %s: %w", key, err)
+		return job.Page{}, 0, fmt.Errorf("writing %s: %w", key, err)
 	}
 	if err := imageio.CheckComplete(info.Format, head, tail.bytes(), n); err != nil {
-		return workflows.Page{}, 0, imageError(source, err)
+		return job.Page{}, 0, imageError(source, err)
 	}
 	output := names.Unique(filename.WithExtension(source, imageio.Extension(info.Format)))
-	return workflows.Page{SourceFilename: source, OutputName: output, InputKey: key, Format: info.Format}, n, nil
+	return job.Page{SourceFilename: source, OutputName: output, InputKey: key, Format: info.Format}, n, nil
 }
 
 var errTooLarge = errors.New("file too large")
@@ -469,22 +371,13 @@ func imageError(name string, err error) *Error {
 	return newError(http.StatusUnprocessableEntity, "corrupt_image", fmt.Sprintf("%s is truncated or corrupt", name))
 }
 
-func unsupportedError(err error) *Error {
-	var u *engine.UnsupportedError
-	if errors.As(err, &u) {
-		return &Error{Status: http.StatusBadRequest, Code: "unsupported_language", Message: u.Reason,
-			Details: map[string]any{"supported": u.Supported}}
-	}
-	return newError(http.StatusBadRequest, "unsupported_language", err.Error())
-}
-
 // bodyError maps a failure to read the request body.
 func bodyError(err error) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return newError(http.StatusRequestEntityTooLarge, "request_too_large", "the request body is too large")
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) { // the server's body deadlines (internal/service)
+	if errors.Is(err, os.ErrDeadlineExceeded) { // the server's body deadlines (httpserver.go)
 		return newError(http.StatusRequestTimeout, "request_timeout", "the request body stalled; send it without long pauses")
 	}
 	var e *Error

@@ -18,54 +18,52 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
-	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/blobstore"
-	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
-	"github.com/vtsproject/vts/workflows"
 )
 
 const fuzzBoundary = "vtsfuzz"
 
-type fuzzLanguages struct{}
-
-func (fuzzLanguages) Supports(src, dst, mode string) error {
-	if src == "xx" || dst == "xx" {
-		return &engine.UnsupportedError{Reason: "no xx", Supported: []string{"en"}}
-	}
-	return nil
+// fuzzJobs is the job lifecycle of intakeServer: users are on the Free plan ("pro…" on Pro,
+// "broke" without credits), "xx" is an unsupported language, every other job is reserved, and a
+// discarded upload's files go. What the intake does not call is left to the nil Jobs.
+type fuzzJobs struct {
+	Jobs
+	bucket *blob.Bucket
 }
 
-// intakeServer is the real router and upload handler on an in-memory bucket, with the two seams
-// that need PostgreSQL and Temporal replaced: users are on the Free plan ("pro…" on Pro, "broke"
-// without credits) and every job is reserved.
+func (fuzzJobs) Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error) {
+	switch {
+	case userID == "broke":
+		return plans.Free, &job.Refusal{Reason: job.InsufficientCredits, Message: "none"}
+	case strings.HasPrefix(userID, "pro"):
+		return plans.Pro, nil
+	}
+	return plans.Free, nil
+}
+
+func (fuzzJobs) Release(userID, key, jobID string) {}
+
+func (j fuzzJobs) Discard(jobID string) {
+	_, _ = blobstore.DeletePrefix(context.Background(), j.bucket, job.Prefix(jobID))
+}
+
+func (fuzzJobs) Start(ctx context.Context, up job.Upload) (int, error) {
+	if up.SourceLang == "xx" || up.TargetLang == "xx" {
+		return 0, &job.Refusal{Reason: job.UnsupportedPair, Message: "no xx", Supported: []string{"en"}}
+	}
+	return plans.Cost(len(up.Pages), up.Mode, up.Resolution)
+}
+
+// intakeServer is the real router and upload handler on an in-memory bucket, with the lifecycle,
+// which needs PostgreSQL and Temporal, replaced by fuzzJobs.
 func intakeServer(t testing.TB) (http.Handler, *blob.Bucket) {
 	bucket := memblob.OpenBucket(nil)
 	t.Cleanup(func() { bucket.Close() })
-	s := &Server{Bucket: bucket, Languages: fuzzLanguages{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	s := &Server{Bucket: bucket, Jobs: fuzzJobs{bucket: bucket}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Limits: &Limits{}, Identity: &Auth{}}
-	s.checkUserHook = func(r *http.Request, userID string) (plans.Plan, error) {
-		if err := s.authorize(r, userID); err != nil {
-			return plans.Plan{}, err
-		}
-		switch {
-		case userID == "broke":
-			return plans.Free, &Error{Status: http.StatusPaymentRequired, Code: "insufficient_credits", Message: "none"}
-		case strings.HasPrefix(userID, "pro"):
-			return plans.Pro, nil
-		}
-		return plans.Free, nil
-	}
-	s.startJobHook = func(ctx context.Context, in workflows.TranslateJobInput) (*activities.ReserveResult, error) {
-		cost, err := plans.Cost(len(in.Pages), in.Mode, in.Resolution)
-		if err != nil {
-			return nil, err
-		}
-		return &activities.ReserveResult{Reserved: true, CreditsNeeded: cost}, nil
-	}
-	h := s.Handler()
-	t.Cleanup(s.Close)
-	return h, bucket
+	return s.Handler(), bucket
 }
 
 // postForm sends body to POST /api/translate and checks the invariants every answer keeps: no

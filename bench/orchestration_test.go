@@ -16,8 +16,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/vtsproject/vts/internal/apitest"
-	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // TestMain starts the Temporal dev server only when benchmarks were asked for, so that the
@@ -141,10 +141,10 @@ func BenchmarkOrchestration(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						if j.Status == store.StatusCompleted {
+						if j.Status == job.Completed {
 							break
 						}
-						if j.Status == store.StatusFailed {
+						if j.Status == job.Failed {
 							b.Fatalf("job %s failed", id)
 						}
 						time.Sleep(5 * time.Millisecond)

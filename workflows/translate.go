@@ -10,53 +10,23 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/vtsproject/vts/activities"
-	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/job"
 )
 
-// Page is one uploaded page, already in blob storage.
-type Page struct {
-	SourceFilename string // as uploaded, sanitized
-	OutputName     string // unique within the job; the name in the ZIP and in the output URL
-	InputKey       string
-	Format         string
-}
-
-// TranslateJobInput is everything a job needs; image bytes never enter it, only blob keys.
+// TranslateJobInput is everything a job needs: its upload (image bytes never enter it, only blob
+// keys) and how to run it.
 type TranslateJobInput struct {
-	JobID        string
-	UserID       string
-	Mode         string
-	Resolution   string
-	SourceLang   string
-	TargetLang   string
-	CustomPrompt string
-	// Glossary is the upload's glossary, normalised (internal/glossary); "" when none was sent.
-	Glossary string
-	Pages    []Page
+	job.Upload
 	// Parallelism bounds how many pages of this job are translated at once. With 1, every page
 	// is translated after its predecessor, so each gets the previous page's transcript as context.
 	Parallelism int
 }
 
-// JobState is the spec's job payload (the SSE message and GET /api/jobs/{id}), plus the
-// failed pages of a partially failed job.
-type JobState struct {
-	ID            string             `json:"id"`
-	Status        string             `json:"status"`
-	Progress      int                `json:"progress"`
-	Total         int                `json:"total"`
-	CurrentFile   string             `json:"currentFile"`
-	Results       []store.PageResult `json:"results"`
-	Errors        []store.PageError  `json:"errors,omitempty"`
-	Mode          string             `json:"mode"`
-	CreditsNeeded int                `json:"creditsNeeded"`
-}
-
 // TranslateJob is the durable life of one upload: reserve, translate every page, build the ZIP,
 // settle credits, schedule the expiry.
-func TranslateJob(ctx workflow.Context, in TranslateJobInput) (*JobState, error) {
-	j := &translateJob{in: in, state: JobState{ID: in.JobID, Status: store.StatusPending, Total: len(in.Pages),
-		Mode: in.Mode, Results: []store.PageResult{}}}
+func TranslateJob(ctx workflow.Context, in TranslateJobInput) (*job.Report, error) {
+	j := &translateJob{in: in, state: job.Report{ID: in.JobID, Status: job.Pending, Total: len(in.Pages),
+		Mode: in.Mode, Results: []job.PageResult{}}}
 	if err := j.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -65,7 +35,7 @@ func TranslateJob(ctx workflow.Context, in TranslateJobInput) (*JobState, error)
 
 type translateJob struct {
 	in          TranslateJobInput
-	state       JobState
+	state       job.Report
 	reservation *activities.ReserveResult
 	pages       []activities.TranslatePageResult // per page; OutputKey is "" until translated
 }
@@ -73,7 +43,7 @@ type translateJob struct {
 var a *activities.Activities
 
 func (j *translateJob) setup(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (JobState, error) { return j.state, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, StateQuery, func() (job.Report, error) { return j.state, nil }); err != nil {
 		return fmt.Errorf("registering %s query: %w", StateQuery, err)
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, ReserveUpdate, j.reserve, workflow.UpdateHandlerOptions{
@@ -91,10 +61,7 @@ func (j *translateJob) setup(ctx workflow.Context) error {
 // worker's activity slots, so a busy worker would make uploads time out. Jobs started before
 // this change ran it as a regular activity; GetVersion keeps replaying those as they ran.
 func (j *translateJob) reserve(ctx workflow.Context) (*activities.ReserveResult, error) {
-	in := activities.ReserveInput{Job: store.NewJob{
-		ID: j.in.JobID, UserID: j.in.UserID, Mode: j.in.Mode, Resolution: j.in.Resolution, SourceLang: j.in.SourceLang,
-		TargetLang: j.in.TargetLang, CustomPrompt: j.in.CustomPrompt, Pages: len(j.in.Pages),
-	}}
+	in := activities.ReserveInput{Job: j.in.Upload}
 	retry := &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 5}
 	var fut workflow.Future
 	if workflow.GetVersion(ctx, reserveLocalChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
@@ -108,20 +75,20 @@ func (j *translateJob) reserve(ctx workflow.Context) (*activities.ReserveResult,
 	}
 	var res activities.ReserveResult
 	if err := fut.Get(ctx, &res); err != nil {
-		res = activities.ReserveResult{Code: "unavailable", Message: "credits could not be reserved; try again"}
+		res = activities.ReserveResult{Code: job.Unavailable, Message: "credits could not be reserved; try again"}
 	}
 	j.reservation = &res
 	j.state.CreditsNeeded = res.CreditsNeeded
 	return &res, nil
 }
 
-func (j *translateJob) run(ctx workflow.Context) (*JobState, error) {
+func (j *translateJob) run(ctx workflow.Context) (*job.Report, error) {
 	log := workflow.GetLogger(ctx)
 	ok, err := workflow.AwaitWithTimeout(ctx, reserveDeadline, func() bool { return j.reservation != nil })
 	if err != nil || !ok || !j.reservation.Reserved {
 		// Refused or never asked: nothing was taken, and the uploaded pages must not linger.
 		log.Info("job not reserved; removing its uploads", "job", j.in.JobID)
-		j.state.Status = store.StatusFailed
+		j.state.Status = job.Failed
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		_ = workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
 		return &j.state, nil
@@ -136,7 +103,7 @@ func (j *translateJob) run(ctx workflow.Context) (*JobState, error) {
 			return nil, err
 		}
 	}
-	j.state.Status = store.StatusProcessing
+	j.state.Status = job.Processing
 	done := j.translatePages(ctx)
 	return j.finish(ctx, done)
 }
@@ -159,7 +126,7 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 	sem := workflow.NewSemaphore(ctx, int64(parallel))
 	wg := workflow.NewWaitGroup(ctx)
 	j.pages = make([]activities.TranslatePageResult, len(j.in.Pages))
-	failed := make([]string, len(j.in.Pages))
+	failed := make([]*job.PageError, len(j.in.Pages))
 	inFlight := map[int]bool{}
 	translated := 0
 	for i, p := range j.in.Pages {
@@ -176,11 +143,7 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 				delete(inFlight, i)
 				j.state.CurrentFile = j.currentFile(inFlight)
 			}()
-			in := activities.TranslatePageInput{
-				JobID: j.in.JobID, InputKey: p.InputKey, OutputName: p.OutputName, SourceFilename: p.SourceFilename,
-				Format: p.Format, SourceLang: j.in.SourceLang, TargetLang: j.in.TargetLang, Mode: j.in.Mode,
-				Resolution: j.in.Resolution, CustomPrompt: j.in.CustomPrompt, Glossary: j.in.Glossary,
-			}
+			in := activities.TranslatePageInput{JobID: j.in.JobID, Page: p, Spec: j.in.Spec}
 			if i > 0 {
 				// Its transcript is the context when written by then: always with Parallelism 1,
 				// by chance otherwise.
@@ -190,7 +153,7 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 			err := workflow.ExecuteActivity(pctx, a.TranslatePage, in).Get(gctx, &res)
 			j.state.Progress++
 			if err != nil {
-				failed[i] = pageErrorMessage(err)
+				failed[i] = pageError(p.SourceFilename, err)
 				return
 			}
 			j.pages[i] = res
@@ -200,9 +163,9 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 		})
 	}
 	wg.Wait(ctx)
-	for i, msg := range failed {
-		if msg != "" {
-			j.state.Errors = append(j.state.Errors, store.PageError{SourceFilename: j.in.Pages[i].SourceFilename, Message: msg})
+	for _, e := range failed {
+		if e != nil {
+			j.state.Errors = append(j.state.Errors, *e)
 		}
 	}
 	return translated
@@ -219,21 +182,15 @@ func (j *translateJob) currentFile(inFlight map[int]bool) string {
 	return ""
 }
 
-func (j *translateJob) results() []store.PageResult {
-	out := []store.PageResult{}
+func (j *translateJob) results() []job.PageResult {
+	out := []job.PageResult{}
 	for i, res := range j.pages {
 		if res.OutputKey == "" {
 			continue
 		}
 		p := j.in.Pages[i]
-		r := store.PageResult{SourceFilename: p.SourceFilename, URL: OutputURL(j.in.JobID, p.OutputName), SourceLang: res.SourceLang}
-		if res.TranscriptKey != "" {
-			r.Transcript = TranscriptURL(j.in.JobID, p.OutputName)
-		}
-		if res.CleanedKey != "" {
-			r.Cleaned = CleanedURL(j.in.JobID, p.OutputName)
-		}
-		out = append(out, r)
+		out = append(out, job.PageResult{SourceFilename: p.SourceFilename, OutputName: p.OutputName, SourceLang: res.SourceLang,
+			HasTranscript: res.TranscriptKey != "", HasCleaned: res.CleanedKey != ""})
 	}
 	return out
 }
@@ -260,7 +217,7 @@ func (j *translateJob) zipEntries() []activities.ZipEntry {
 
 // finish builds the archive and settles the credits on a disconnected context, so that a job
 // deleted mid-flight still charges exactly the pages it translated and refunds the rest.
-func (j *translateJob) finish(ctx workflow.Context, translated int) (*JobState, error) {
+func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report, error) {
 	log := workflow.GetLogger(ctx)
 	cancelled := ctx.Err() != nil
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
@@ -269,21 +226,21 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*JobState, 
 		HeartbeatTimeout:    time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: time.Minute},
 	})
-	status := store.StatusCompleted
+	status := job.Completed
 	if translated == 0 || cancelled {
-		status = store.StatusFailed
+		status = job.Failed
 	}
 	var zip activities.BuildZipResult
-	if status == store.StatusCompleted {
+	if status == job.Completed {
 		if err := workflow.ExecuteActivity(actx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: j.zipEntries()}).Get(dctx, &zip); err != nil {
 			return nil, fmt.Errorf("building zip: %w", err)
 		}
 	}
 	if cancelled && len(j.state.Errors) == 0 && translated < len(j.in.Pages) {
-		j.state.Errors = append(j.state.Errors, store.PageError{Message: "the job was deleted before all pages were translated"})
+		j.state.Errors = append(j.state.Errors, job.PageFailed("", job.Deleted, ""))
 	}
 	var settled activities.FinishJobResult
-	err := workflow.ExecuteActivity(actx, a.FinishJob, activities.FinishJobInput{Finish: store.Finish{
+	err := workflow.ExecuteActivity(actx, a.FinishJob, activities.FinishJobInput{Finish: job.Outcome{
 		JobID: j.in.JobID, Status: status, PagesDone: translated, Progress: j.state.Progress, Results: j.state.Results,
 		Errors: j.state.Errors, ZipKey: zip.Key, ZipSize: zip.Size, FinishedAt: workflow.Now(dctx),
 	}}).Get(dctx, &settled)
@@ -301,7 +258,7 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*JobState, 
 	// The expiry outlives this workflow: a child that the parent's completion abandons, started
 	// before we return so that it cannot be lost.
 	cctx := workflow.WithChildOptions(dctx, workflow.ChildWorkflowOptions{
-		WorkflowID:        ExpiryWorkflowID(j.in.JobID),
+		WorkflowID:        job.ExpiryWorkflowID(j.in.JobID),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 	})
 	child := workflow.ExecuteChildWorkflow(cctx, ExpireJob, ExpireJobInput{JobID: j.in.JobID, ExpiresAt: settled.ExpiresAt})
@@ -319,14 +276,17 @@ func withCleanupOptions(ctx workflow.Context) workflow.Context {
 	})
 }
 
-// pageErrorMessage is what a user reads about a page that could not be translated.
-func pageErrorMessage(err error) string {
+// pageError is what a user reads about a page that could not be translated, by its cause.
+func pageError(source string, err error) *job.PageError {
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == activities.ErrTypePermanentPage {
-		return app.Message()
+	var e job.PageError
+	switch {
+	case errors.As(err, &app) && app.Type() == activities.ErrTypePermanentPage:
+		e = job.PageFailed(source, job.Refused, app.Message())
+	case temporal.IsCanceledError(err):
+		e = job.PageFailed(source, job.Deleted, "")
+	default:
+		e = job.PageFailed(source, job.Exhausted, "")
 	}
-	if temporal.IsCanceledError(err) {
-		return "the job was deleted before this page was translated"
-	}
-	return "translation failed after several attempts; the page's credits were refunded"
+	return &e
 }

@@ -17,10 +17,11 @@ import (
 
 	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/engines"
-	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 	"github.com/vtsproject/vts/workflows"
 )
 
@@ -65,14 +66,14 @@ func pagePNG(t *testing.T) []byte {
 // input uploads the named pages to the bucket and describes the job.
 func (f *fixture) input(userID, mode string, names ...string) workflows.TranslateJobInput {
 	jobID := uuid.NewString()
-	in := workflows.TranslateJobInput{JobID: jobID, UserID: userID, Mode: mode, Resolution: "original",
-		SourceLang: "auto", TargetLang: "en", Parallelism: 2}
+	in := workflows.TranslateJobInput{Upload: job.Upload{JobID: jobID, UserID: userID,
+		Spec: job.Spec{Mode: mode, Resolution: "original", SourceLang: "auto", TargetLang: "en"}}, Parallelism: 2}
 	for i, n := range names {
-		key := blobstore.InputKey(jobID, i, ".png")
+		key := job.InputKey(jobID, i, ".png")
 		if err := f.bucket.WriteAll(context.Background(), key, pagePNG(f.t), nil); err != nil {
 			f.t.Fatal(err)
 		}
-		in.Pages = append(in.Pages, workflows.Page{SourceFilename: n, OutputName: n, InputKey: key, Format: "png"})
+		in.Pages = append(in.Pages, job.Page{SourceFilename: n, OutputName: n, InputKey: key, Format: "png"})
 	}
 	return in
 }
@@ -97,14 +98,14 @@ func (f *fixture) start(in workflows.TranslateJobInput) *activities.ReserveResul
 	return got
 }
 
-func (f *fixture) state() workflows.JobState {
+func (f *fixture) state() job.Report {
 	if !f.env.IsWorkflowCompleted() {
 		f.t.Fatal("workflow did not complete")
 	}
 	if err := f.env.GetWorkflowError(); err != nil {
 		f.t.Fatalf("workflow failed: %v", err)
 	}
-	var st workflows.JobState
+	var st job.Report
 	if err := f.env.GetWorkflowResult(&st); err != nil {
 		f.t.Fatal(err)
 	}
@@ -145,9 +146,9 @@ func TestTranslateJobCompletes(t *testing.T) {
 		t.Fatalf("state = %+v", st)
 	}
 	for i, r := range st.Results {
-		want := fmt.Sprintf("/api/outputs/%s/p%d.png", in.JobID, i+1)
-		if r.URL != want || r.SourceFilename != fmt.Sprintf("p%d.png", i+1) {
-			t.Errorf("result %d = %+v, want url %s", i, r, want)
+		want := fmt.Sprintf("p%d.png", i+1)
+		if r.OutputName != want || r.SourceFilename != fmt.Sprintf("p%d.png", i+1) {
+			t.Errorf("result %d = %+v, want output %s", i, r, want)
 		}
 	}
 	j, err := f.store.GetJob(context.Background(), in.JobID)
@@ -160,7 +161,7 @@ func TestTranslateJobCompletes(t *testing.T) {
 	if a, _ := f.balances("u1"); a != 7 {
 		t.Fatalf("allowance = %d, want 7", a)
 	}
-	if ok, _ := f.bucket.Exists(context.Background(), blobstore.ZipKey(in.JobID)); !ok {
+	if ok, _ := f.bucket.Exists(context.Background(), job.ZipKey(in.JobID)); !ok {
 		t.Fatal("zip missing")
 	}
 }
@@ -240,7 +241,7 @@ func TestTranslateJobInsufficientCreditsRemovesUploads(t *testing.T) {
 	if st := f.state(); st.Status != "failed" {
 		t.Fatalf("state = %+v", st)
 	}
-	if n, _ := blobstore.Count(context.Background(), f.bucket, blobstore.JobPrefix(in.JobID)); n != 0 {
+	if n, _ := blobstore.Count(context.Background(), f.bucket, job.Prefix(in.JobID)); n != 0 {
 		t.Fatalf("%d orphaned blobs", n)
 	}
 	if f.engine.Calls() != 0 {
@@ -260,7 +261,7 @@ func TestExpireJobAfter90Days(t *testing.T) {
 	f := newFixture(t, &testengine.Engine{})
 	in := f.input("u6", "standard", "p.png")
 	ctx := context.Background()
-	if _, err := f.store.ReserveJob(ctx, store.NewJob{ID: in.JobID, UserID: "u6", Mode: "standard", Resolution: "original", Pages: 1}); err != nil {
+	if _, err := f.store.ReserveJob(ctx, store.NewJob{ID: in.JobID, UserID: "u6", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
 	start := f.env.Now()
@@ -271,7 +272,7 @@ func TestExpireJobAfter90Days(t *testing.T) {
 	if elapsed := f.env.Now().Sub(start); elapsed < 90*24*time.Hour {
 		t.Fatalf("expired after %s, before the retention ended", elapsed)
 	}
-	if n, _ := blobstore.Count(ctx, f.bucket, blobstore.JobPrefix(in.JobID)); n != 0 {
+	if n, _ := blobstore.Count(ctx, f.bucket, job.Prefix(in.JobID)); n != 0 {
 		t.Fatalf("%d blobs left after expiry", n)
 	}
 	j, _ := f.store.GetJob(ctx, in.JobID)
@@ -322,7 +323,7 @@ func TestTranslateJobCancelledByDelete(t *testing.T) {
 	if a, _ := f.balances("u8"); a != 9 {
 		t.Fatalf("allowance = %d, want 9", a)
 	}
-	if n, _ := blobstore.Count(context.Background(), f.bucket, blobstore.JobPrefix(in.JobID)); n != 0 {
+	if n, _ := blobstore.Count(context.Background(), f.bucket, job.Prefix(in.JobID)); n != 0 {
 		t.Fatalf("%d blobs left after delete", n)
 	}
 }
@@ -333,12 +334,12 @@ func TestExpiryRemovesTranscriptsAndCleanedPages(t *testing.T) {
 	f := newFixture(t, &testengine.Engine{}).noExpiry()
 	in := f.input("u9", "standard", "p1.png", "p2.png")
 	f.start(in)
-	if st := f.state(); st.Status != "completed" || len(st.Results) != 2 || st.Results[1].Transcript == "" {
+	if st := f.state(); st.Status != "completed" || len(st.Results) != 2 || !st.Results[1].HasTranscript {
 		t.Fatalf("state = %+v", st)
 	}
 	ctx := context.Background()
 	for _, name := range []string{"p1.png", "p2.png"} {
-		for _, key := range []string{blobstore.TranscriptKey(in.JobID, name), blobstore.CleanedKey(in.JobID, name)} {
+		for _, key := range []string{job.TranscriptKey(in.JobID, name), job.CleanedKey(in.JobID, name)} {
 			if ok, _ := f.bucket.Exists(ctx, key); !ok {
 				t.Fatalf("%s was not written", key)
 			}
@@ -352,7 +353,7 @@ func TestExpiryRemovesTranscriptsAndCleanedPages(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := blobstore.Count(ctx, f.bucket, blobstore.JobPrefix(in.JobID)); n != 0 {
+	if n, _ := blobstore.Count(ctx, f.bucket, job.Prefix(in.JobID)); n != 0 {
 		t.Fatalf("%d blobs left after expiry", n)
 	}
 	if j, _ := f.store.GetJob(ctx, in.JobID); j.ExpiredAt == nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/plans"
-	"github.com/vtsproject/vts/internal/service"
 )
 
 const adminUsage = `vts admin: operator commands (they write the credit ledger like every other movement)
@@ -38,7 +37,7 @@ func runAdmin(ctx context.Context, cfg config.Config, out io.Writer, args []stri
 	if *userID == "" {
 		return fmt.Errorf("admin %s: -user is required", args[0])
 	}
-	st, err := service.OpenStore(ctx, cfg)
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

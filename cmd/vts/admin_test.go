@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/config"
-	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // The operator commands work on the database alone (no Temporal), write the ledger like every

@@ -22,7 +22,6 @@ import (
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/gobin"
-	"github.com/vtsproject/vts/internal/service"
 )
 
 // runDev brings up everything a newcomer needs on one machine, in one process: a database, a
@@ -44,7 +43,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	}
 	defer stopTemporal()
 
-	svc, err := service.Open(ctx, cfg, log)
+	svc, err := openStack(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	if err := svc.Store.Migrate(ctx); err != nil {
 		return err
 	}
-	w := svc.Worker()
+	w := svc.newWorker()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
 	}

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/config"
-	"github.com/vtsproject/vts/internal/service"
 )
 
 const usage = `vts: visual translation service
@@ -84,7 +84,7 @@ func newLogger(level string) *slog.Logger {
 }
 
 func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	st, err := service.OpenStore(ctx, cfg)
+	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -97,12 +97,12 @@ func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error 
 }
 
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := service.Open(ctx, cfg, log)
+	svc, err := openStack(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	w := svc.Worker()
+	w := svc.newWorker()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
 	}
@@ -113,7 +113,7 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := service.Open(ctx, cfg, log)
+	svc, err := openStack(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -121,14 +121,15 @@ func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	return serveAPI(ctx, svc)
 }
 
-func serveAPI(ctx context.Context, svc *service.Service) error {
-	srv, err := svc.APIServer()
+func serveAPI(ctx context.Context, svc *stack) error {
+	jobs := svc.newLifecycle()
+	defer jobs.Close()
+	srv, err := svc.newAPIServer(jobs)
 	if err != nil {
 		return err
 	}
 	handler := srv.Handler()
-	defer srv.Close()
-	hs := service.HTTPServer(svc.Config.Addr, handler)
+	hs := api.HTTPServer(svc.Config.Addr, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()
 	svc.Log.Info("API listening", "addr", "http://"+svc.Config.Addr)

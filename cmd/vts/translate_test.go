@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }

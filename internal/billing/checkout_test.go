@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/billing"
-	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 func TestCheckoutBothModesReuseOneCustomer(t *testing.T) {
@@ -104,19 +104,19 @@ func TestCheckoutRefusals(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, true)
 	for _, c := range []struct {
-		req    billing.CheckoutRequest
-		status int
-		code   string
+		req  billing.CheckoutRequest
+		kind billing.Kind
+		code string
 	}{
-		{billing.CheckoutRequest{UserID: "w", PriceID: "price_nope", Mode: "payment"}, 400, billing.CodeUnknownPrice},
-		{billing.CheckoutRequest{UserID: "w", PriceID: "", Mode: "subscription"}, 400, billing.CodeUnknownPrice},
-		{billing.CheckoutRequest{UserID: "w", PriceID: "price_pro", Mode: "payment"}, 400, billing.CodeModeMismatch},
-		{billing.CheckoutRequest{UserID: "w", PriceID: "price_pack100", Mode: "subscription"}, 400, billing.CodeModeMismatch},
-		{billing.CheckoutRequest{UserID: "w", PriceID: "price_pro", Mode: "setup"}, 400, billing.CodeInvalidRequest},
-		{billing.CheckoutRequest{PriceID: "price_pro", Mode: "subscription"}, 400, billing.CodeInvalidRequest},
+		{billing.CheckoutRequest{UserID: "w", PriceID: "price_nope", Mode: "payment"}, billing.Invalid, billing.CodeUnknownPrice},
+		{billing.CheckoutRequest{UserID: "w", PriceID: "", Mode: "subscription"}, billing.Invalid, billing.CodeUnknownPrice},
+		{billing.CheckoutRequest{UserID: "w", PriceID: "price_pro", Mode: "payment"}, billing.Invalid, billing.CodeModeMismatch},
+		{billing.CheckoutRequest{UserID: "w", PriceID: "price_pack100", Mode: "subscription"}, billing.Invalid, billing.CodeModeMismatch},
+		{billing.CheckoutRequest{UserID: "w", PriceID: "price_pro", Mode: "setup"}, billing.Invalid, billing.CodeInvalidRequest},
+		{billing.CheckoutRequest{PriceID: "price_pro", Mode: "subscription"}, billing.Invalid, billing.CodeInvalidRequest},
 	} {
 		_, err := h.svc.CreateCheckout(ctx, c.req)
-		wantCode(t, err, c.status, c.code)
+		wantCode(t, err, c.kind, c.code)
 	}
 	if len(h.rec.reqs) != 0 {
 		t.Fatalf("refused checkouts reached Stripe: %+v", h.rec.reqs)
@@ -138,7 +138,7 @@ func TestCheckoutProviderFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = svc.CreateCheckout(ctx, billing.CheckoutRequest{UserID: "xan", PriceID: "price_pro", Mode: "subscription"})
-	wantCode(t, err, http.StatusBadGateway, billing.CodeProviderError)
+	wantCode(t, err, billing.ProviderFailed, billing.CodeProviderError)
 	be, _ := billing.AsError(err)
 	if strings.Contains(err.Error(), testSecretKey) || strings.Contains(be.Message, testSecretKey) {
 		t.Fatalf("secret key leaked: %v", err)
@@ -157,7 +157,7 @@ func TestCheckoutProviderFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = svc.CreateCheckout(ctx, billing.CheckoutRequest{UserID: "yul", PriceID: "price_pack100", Mode: "payment"})
-	wantCode(t, err, http.StatusBadGateway, billing.CodeProviderError)
+	wantCode(t, err, billing.ProviderFailed, billing.CodeProviderError)
 	if strings.Contains(err.Error(), testSecretKey) {
 		t.Fatalf("secret key leaked: %v", err)
 	}
@@ -166,5 +166,5 @@ func TestCheckoutProviderFailure(t *testing.T) {
 func TestCheckoutWithoutStripeConfigured(t *testing.T) {
 	h := newHarness(t, false)
 	_, err := h.svc.CreateCheckout(context.Background(), billing.CheckoutRequest{UserID: "z", PriceID: "price_pro", Mode: "subscription"})
-	wantCode(t, err, http.StatusServiceUnavailable, billing.CodeNotConfigured)
+	wantCode(t, err, billing.NotConfigured, billing.CodeNotConfigured)
 }

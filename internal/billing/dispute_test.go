@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 )
 
@@ -39,10 +39,10 @@ func (h *harness) spend(userID string, pages int) {
 	h.t.Helper()
 	ctx := context.Background()
 	id := uuid.NewString()
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: userID, Mode: "standard", Resolution: "original", Pages: pages}); err != nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: userID, Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: pages}); err != nil {
 		h.t.Fatalf("spending %d: %v", pages, err)
 	}
-	if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusCompleted, PagesDone: pages, Progress: pages,
+	if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: pages, Progress: pages,
 		FinishedAt: h.clock.Now()}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -51,9 +51,9 @@ func (h *harness) spend(userID string, pages int) {
 func (h *harness) canUpload(userID string) bool {
 	h.t.Helper()
 	id := uuid.NewString()
-	_, err := h.st.ReserveJob(context.Background(), store.NewJob{ID: id, UserID: userID, Mode: "fast", Resolution: "original", Pages: 1})
+	_, err := h.st.ReserveJob(context.Background(), store.NewJob{ID: id, UserID: userID, Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1})
 	if err == nil {
-		if _, err := h.st.FinishJob(context.Background(), store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+		if _, err := h.st.FinishJob(context.Background(), job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 			h.t.Fatal(err)
 		}
 		return true
@@ -120,7 +120,7 @@ func TestPackDisputes(t *testing.T) {
 	// A dispute of a payment whose purchase has not arrived yet waits for it (Stripe retries);
 	// a dispute of half the amount holds half the credits, rounded up.
 	early := h.event("charge.dispute.created", at(9), disputeObj("dp_4", "ch_d4", "pi_d4", 499, "needs_response"))
-	wantCode(t, h.deliver(early), http.StatusServiceUnavailable, billing.CodeEventNotReady)
+	wantCode(t, h.deliver(early), billing.NotReady, billing.CodeEventNotReady)
 	h.must(h.event("checkout.session.completed", at(9), sessionObj("cs_d4", "payment", "dia", "price_pack100", "cus_dia", "", "pi_d4", 1000)))
 	h.wantBalances("dia", "a=0 p=230 d=0", "fourth pack")
 	h.must(early)
@@ -174,7 +174,7 @@ func TestSubscriptionDisputes(t *testing.T) {
 
 	// A dispute of an invoice not seen yet waits for it.
 	early := dispute("charge.dispute.created", 1, t0, "needs_response")
-	wantCode(t, h.deliver(early), http.StatusServiceUnavailable, billing.CodeEventNotReady)
+	wantCode(t, h.deliver(early), billing.NotReady, billing.CodeEventNotReady)
 	h.must(inv(1, p1, p2))
 	h.spend("sue", 600)
 	h.wantBalances("sue", "a=400 p=0 d=0", "period 1")
@@ -244,7 +244,7 @@ func TestDisputeRaces(t *testing.T) {
 				defer wg.Done()
 				<-gate
 				id := uuid.NewString()
-				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "ray", Mode: "standard", Resolution: "original", Pages: 150})
+				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "ray", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 150})
 				switch {
 				case err == nil:
 					mu.Lock()
@@ -264,7 +264,7 @@ func TestDisputeRaces(t *testing.T) {
 			for range 2 {
 				go func() {
 					defer wg.Done()
-					if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+					if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 						t.Error(err)
 					}
 				}()
@@ -306,7 +306,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 		var jobs []string
 		for range 3 {
 			id := uuid.NewString()
-			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Mode: "standard", Resolution: "original", Pages: 250}); err != nil {
+			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 250}); err != nil {
 				t.Fatal(err)
 			}
 			jobs = append(jobs, id)
@@ -337,7 +337,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-gate
-				if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+				if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -348,7 +348,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 				defer wg.Done()
 				<-gate
 				id := uuid.NewString()
-				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Mode: "standard", Resolution: "original", Pages: 100})
+				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 100})
 				switch {
 				case err == nil:
 					mu.Lock()
@@ -364,7 +364,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 		wg.Wait()
 		h.user("vic")
 		for _, id := range jobs {
-			if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 				t.Fatal(err)
 			}
 		}

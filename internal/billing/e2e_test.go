@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 )
 
@@ -34,10 +35,10 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 		u := h.user("gil")
 		if left := u.Available() - 5; left > 0 && u.DebtCredits == 0 {
 			id := uuid.NewString()
-			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "gil", Mode: "standard", Resolution: "original", Pages: int(left)}); err != nil {
+			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "gil", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: int(left)}); err != nil {
 				t.Fatalf("round %d: spending down: %v", round, err)
 			}
-			if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusCompleted, PagesDone: int(left), FinishedAt: h.clock.Now()}); err != nil {
+			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: int(left), FinishedAt: h.clock.Now()}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -57,7 +58,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 				defer wg.Done()
 				<-gate
 				id := uuid.NewString()
-				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "gil", Mode: "standard", Resolution: "original", Pages: 30})
+				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "gil", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 30})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -88,7 +89,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 			t.Fatalf("round %d: negative balance %+v", round, u)
 		}
 		for _, id := range jobs {
-			if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusCompleted, PagesDone: 30, FinishedAt: h.clock.Now()}); err != nil {
+			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: 30, FinishedAt: h.clock.Now()}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -126,7 +127,7 @@ func TestEndToEndPlanAndPack(t *testing.T) {
 	t0 := h.clock.Now()
 
 	// Free: one 40-page job is refused.
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Mode: "standard", Resolution: "original", Pages: 40}); !errors.Is(err, store.ErrInsufficientCredits) {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 40}); !errors.Is(err, store.ErrInsufficientCredits) {
 		t.Fatalf("Free user reserved 40 credits: %v", err)
 	}
 
@@ -159,11 +160,11 @@ func TestEndToEndPlanAndPack(t *testing.T) {
 	}
 
 	// Two concurrent jobs (Free allows one), 1100 credits (Free has 10): allowance then pack.
-	j1, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Mode: "advanced", Resolution: "original", Pages: 150})
+	j1, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 150})
 	if err != nil {
 		t.Fatal(err)
 	}
-	j2, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Mode: "standard", Resolution: "4K", Pages: 200})
+	j2, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Spec: job.Spec{Mode: "standard", Resolution: "4K"}, Pages: 200})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,9 @@ import (
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/vtsproject/vts/internal/billing"
-	"github.com/vtsproject/vts/internal/pgtest"
 	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/internal/stripetest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/stripetest"
 )
 
 const (
@@ -237,11 +237,11 @@ func (h *harness) user(id string) *store.User {
 	return u
 }
 
-func wantCode(t *testing.T, err error, status int, code string) {
+func wantCode(t *testing.T, err error, kind billing.Kind, code string) {
 	t.Helper()
 	be, ok := billing.AsError(err)
-	if !ok || be.Status != status || be.Code != code {
-		t.Fatalf("err = %v, want %d %s", err, status, code)
+	if !ok || be.Kind != kind || be.Code != code {
+		t.Fatalf("err = %v, want %d %s", err, kind, code)
 	}
 }
 

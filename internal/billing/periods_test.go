@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 )
 
@@ -29,7 +30,7 @@ func TestRenewalWebhookMidJob(t *testing.T) {
 	reserve := func(pages int) string {
 		t.Helper()
 		id := uuid.NewString()
-		if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "rae", Mode: "standard", Resolution: "original", Pages: pages}); err != nil {
+		if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "rae", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: pages}); err != nil {
 			t.Fatal(err)
 		}
 		return id
@@ -59,7 +60,7 @@ func TestRenewalWebhookMidJob(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-gate
-			set, err := h.st.FinishJob(ctx, store.Finish{JobID: settleRace, Status: store.StatusCompleted, PagesDone: 100,
+			set, err := h.st.FinishJob(ctx, job.Outcome{JobID: settleRace, Status: job.Completed, PagesDone: 100,
 				Progress: 300, FinishedAt: h.clock.Now()})
 			if err != nil {
 				t.Error(err)
@@ -86,7 +87,7 @@ func TestRenewalWebhookMidJob(t *testing.T) {
 	}
 
 	// The second job ends after the renewal: 50 of 400 pages done, 350 lapse.
-	set, err := h.st.FinishJob(ctx, store.Finish{JobID: settleLater, Status: store.StatusCompleted, PagesDone: 50,
+	set, err := h.st.FinishJob(ctx, job.Outcome{JobID: settleLater, Status: job.Completed, PagesDone: 50,
 		Progress: 400, FinishedAt: h.clock.Now()})
 	if err != nil {
 		t.Fatal(err)

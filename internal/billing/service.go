@@ -122,7 +122,7 @@ func (s *Service) CreateCheckout(ctx context.Context, req CheckoutRequest) (stri
 		return "", badRequest(CodeModeMismatch, fmt.Sprintf("price %s is sold with mode %q, not %q", price.ID, price.Mode(), req.Mode))
 	}
 	if s.api == nil {
-		return "", &Error{Status: http.StatusServiceUnavailable, Code: CodeNotConfigured, Message: "payments are not configured on this server"}
+		return "", &Error{Kind: NotConfigured, Code: CodeNotConfigured, Message: "payments are not configured on this server"}
 	}
 	customerID, err := s.customerFor(ctx, req.UserID)
 	if err != nil {
@@ -194,7 +194,7 @@ func (s *Service) customerFor(ctx context.Context, userID string) (string, error
 func (s *Service) providerError(doing string, err error) error {
 	msg := s.redact(err.Error())
 	s.log.Error("Stripe request failed", "doing", doing, "err", msg)
-	return &Error{Status: http.StatusBadGateway, Code: CodeProviderError, Message: "the payment provider could not " + doing,
+	return &Error{Kind: ProviderFailed, Code: CodeProviderError, Message: "the payment provider could not " + doing,
 		Err: errors.New(msg)}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 )
@@ -107,7 +108,7 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 	var jobs []string
 	for range 4 {
 		id := uuid.NewString()
-		if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "sal", Mode: "standard", Resolution: "original", Pages: 200}); err != nil {
+		if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "sal", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 200}); err != nil {
 			t.Fatal(err)
 		}
 		jobs = append(jobs, id)
@@ -138,7 +139,7 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-gate
-			if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -149,7 +150,7 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 			defer wg.Done()
 			<-gate
 			id := uuid.NewString()
-			_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "sal", Mode: "fast", Resolution: "original", Pages: 4})
+			_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "sal", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 4})
 			switch {
 			case err == nil:
 				mu.Lock()
@@ -165,7 +166,7 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 	wg.Wait()
 	h.user("sal")
 	for _, id := range jobs {
-		if _, err := h.st.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: h.clock.Now()}); err != nil {
+		if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}

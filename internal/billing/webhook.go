@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,7 +26,7 @@ import (
 func (s *Service) HandleWebhook(ctx context.Context, payload []byte, signatureHeader string) error {
 	if s.webhookSecret == "" {
 		// Never verify against an empty secret: anyone can compute that HMAC.
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeNotConfigured, Message: "the Stripe webhook secret is not configured"}
+		return &Error{Kind: NotConfigured, Code: CodeNotConfigured, Message: "the Stripe webhook secret is not configured"}
 	}
 	// API versions: stripe-go v76 pins 2023-10-16 and by default refuses events rendered for any
 	// other version, which would make every delivery fail the day the Stripe account's endpoint
@@ -62,7 +61,7 @@ func (s *Service) HandleWebhook(ctx context.Context, payload []byte, signatureHe
 	}
 	if err := h(ctx, &ev); err != nil {
 		var be *Error
-		if errors.As(err, &be) && be.Status == http.StatusServiceUnavailable {
+		if errors.As(err, &be) && (be.Kind == NotReady || be.Kind == NotConfigured) {
 			log.Warn("Stripe event not applied yet; Stripe will retry", "err", err)
 		} else {
 			log.Error("applying Stripe event", "err", err)
@@ -138,7 +137,7 @@ func (s *Service) lockForEvent(ctx context.Context, tx pgx.Tx, subID, userID str
 }
 
 func notReady(msg string) error {
-	return &Error{Status: http.StatusServiceUnavailable, Code: CodeEventNotReady, Message: msg}
+	return &Error{Kind: NotReady, Code: CodeEventNotReady, Message: msg}
 }
 
 // resolveUser finds whose event this is: the userId our Checkout put in metadata, else the

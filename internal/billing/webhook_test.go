@@ -2,7 +2,6 @@ package billing_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 )
@@ -28,12 +28,12 @@ func TestWebhookRejectsBadAndStaleSignatures(t *testing.T) {
 	for name, header := range map[string]string{"wrong secret": wrong.Header, "stale": stale.Header, "missing": "",
 		"garbage": "t=abc,v1=zz"} {
 		err := h.svc.HandleWebhook(ctx, payload, header)
-		wantCode(t, err, http.StatusBadRequest, billing.CodeInvalidSignature)
+		wantCode(t, err, billing.Invalid, billing.CodeInvalidSignature)
 		_ = name
 	}
 	// A good signature over a different body fails too.
 	err := h.svc.HandleWebhook(ctx, append([]byte(" "), payload...), good.Header)
-	wantCode(t, err, http.StatusBadRequest, billing.CodeInvalidSignature)
+	wantCode(t, err, billing.Invalid, billing.CodeInvalidSignature)
 	if after := h.snapshot(); after != before {
 		t.Fatalf("a refused webhook changed state: %s", after)
 	}
@@ -45,7 +45,7 @@ func TestWebhookRejectsBadAndStaleSignatures(t *testing.T) {
 	// Signed but not an event.
 	junk := []byte(`{"hello":"world"}`)
 	sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: junk, Secret: testWebhookSecret})
-	wantCode(t, h.svc.HandleWebhook(ctx, junk, sp.Header), http.StatusBadRequest, billing.CodeInvalidPayload)
+	wantCode(t, h.svc.HandleWebhook(ctx, junk, sp.Header), billing.Invalid, billing.CodeInvalidPayload)
 
 	// Unknown types are acknowledged and ignored.
 	if err := h.deliver(h.event("customer.created", h.clock.Now(), map[string]any{"id": "cus_x", "object": "customer"})); err != nil {
@@ -61,7 +61,7 @@ func TestWebhookRejectsBadAndStaleSignatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	empty := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: ""})
-	wantCode(t, svc.HandleWebhook(ctx, payload, empty.Header), http.StatusServiceUnavailable, billing.CodeNotConfigured)
+	wantCode(t, svc.HandleWebhook(ctx, payload, empty.Header), billing.NotConfigured, billing.CodeNotConfigured)
 }
 
 // A credit pack: granted once however often its events come, refunded in parts, the part already
@@ -73,7 +73,7 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 
 	// The refund's event comes first: its payment is unknown, so Stripe is asked to retry.
 	refundHalf := h.event("charge.refunded", now.Add(time.Hour), chargeObj("ch_1", "pi_1", 1000, 500, nil))
-	wantCode(t, h.deliver(refundHalf), http.StatusServiceUnavailable, billing.CodeEventNotReady)
+	wantCode(t, h.deliver(refundHalf), billing.NotReady, billing.CodeEventNotReady)
 
 	h.must(h.event("checkout.session.completed", now, sessionObj("cs_1", "payment", "ann", "price_pack100", "cus_ann", "", "pi_1", 1000)))
 	u := h.user("ann")
@@ -87,7 +87,7 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 	}
 
 	// Spend 70 purchased credits (and the 10 of allowance).
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Mode: "standard", Resolution: "original", Pages: 80}); err != nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 80}); err != nil {
 		t.Fatal(err)
 	}
 	if u = h.user("ann"); u.PurchasedCredits != 30 {
@@ -100,7 +100,7 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 		t.Fatalf("after half refund: %+v", u)
 	}
 	// Debt blocks uploads.
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Mode: "fast", Resolution: "original", Pages: 1}); err == nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err == nil {
 		t.Fatal("upload accepted with debt")
 	}
 
@@ -174,7 +174,7 @@ func TestSubscriptionLifecycleOutOfOrder(t *testing.T) {
 	h.must(h.event("invoice.paid", t0.Add(time.Second), invoiceObj("in_1", "", "cus_cat", "sub_1", "price_standard", start, end)))
 
 	// Spend some, then upgrade to Pro within the period: topped up by the difference, once.
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "cat", Mode: "standard", Resolution: "original", Pages: 100}); err != nil {
+	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "cat", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 100}); err != nil {
 		t.Fatal(err)
 	}
 	h.must(h.event("customer.subscription.updated", t0.Add(time.Minute), subscriptionObj("sub_1", "cat", "cus_cat", "active", "price_pro")))
@@ -275,5 +275,5 @@ func TestAccount(t *testing.T) {
 		t.Fatalf("account = %+v", a)
 	}
 	_, err = h.svc.Account(ctx, "")
-	wantCode(t, err, http.StatusBadRequest, billing.CodeInvalidRequest)
+	wantCode(t, err, billing.Invalid, billing.CodeInvalidRequest)
 }

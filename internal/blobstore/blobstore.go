@@ -1,5 +1,5 @@
-// Package blobstore opens the service's bucket through gocloud.dev and knows where a job's files
-// live in it. Only keys, never image bytes, travel through workflows.
+// Package blobstore opens the service's bucket through gocloud.dev and walks, counts and deletes
+// what lies under a prefix. Where a job's files live is internal/job's naming rule.
 package blobstore
 
 import (
@@ -23,31 +23,6 @@ func Open(ctx context.Context, url string) (*blob.Bucket, error) {
 	}
 	return b, nil
 }
-
-// JobPrefix is the folder holding everything of one job.
-func JobPrefix(jobID string) string { return "jobs/" + jobID + "/" }
-
-// InputKey is where the upload's page idx is kept; the name is ours, never the user's.
-func InputKey(jobID string, idx int, ext string) string {
-	return fmt.Sprintf("jobs/%s/in/%03d%s", jobID, idx, ext)
-}
-
-// OutputKey is where a translated page is kept, under its sanitized, unique output name.
-func OutputKey(jobID, outputName string) string { return "jobs/" + jobID + "/out/" + outputName }
-
-// TranscriptKey is where a translated page's transcript is kept, as JSON, beside the page. Output
-// names always end in an image extension, so no page is ever called "transcripts" or "cleaned".
-func TranscriptKey(jobID, outputName string) string {
-	return "jobs/" + jobID + "/out/transcripts/" + outputName + ".json"
-}
-
-// CleanedKey is where a page with its lettering removed and none put back is kept.
-func CleanedKey(jobID, outputName string) string {
-	return "jobs/" + jobID + "/out/cleaned/" + outputName
-}
-
-// ZipKey is where the job's archive is kept.
-func ZipKey(jobID string) string { return "jobs/" + jobID + "/pages.zip" }
 
 // DeletePrefix removes every blob under prefix and reports how many it removed. Deleting what is
 // already gone is not an error, so retries and races with expiry are harmless.

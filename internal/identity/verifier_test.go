@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/vtsproject/vts/internal/identity"
-	"github.com/vtsproject/vts/internal/identity/oidctest"
+	"github.com/vtsproject/vts/internal/testkit/oidctest"
 )
 
 type clock struct {

@@ -1,7 +1,10 @@
-// Package lang knows the language codes the API accepts: ISO 639-1 plus zh-Hans and zh-Hant.
+// Package lang knows the language codes the API accepts (ISO 639-1 plus zh-Hans and zh-Hant) and
+// holds the one table of what each language is called: in English for prompts, by Tesseract and
+// by Apertium.
 package lang
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -43,36 +46,154 @@ func Normalize(code string, allowAuto bool) (string, bool) {
 // All lists every accepted code.
 func All() []string { return append([]string(nil), iso6391...) }
 
-// englishNames are the English names of the languages engines can name in prompts to language
-// models: every ISO 639-1 language with a living written tradition that such models handle, plus
-// the two Chinese scripts, which matter more for lettering than the spoken variety does.
-var englishNames = map[string]string{
-	"af": "Afrikaans", "am": "Amharic", "ar": "Arabic", "as": "Assamese", "az": "Azerbaijani",
-	"be": "Belarusian", "bg": "Bulgarian", "bn": "Bengali", "bo": "Tibetan", "br": "Breton",
-	"bs": "Bosnian", "ca": "Catalan", "co": "Corsican", "cs": "Czech", "cy": "Welsh",
-	"da": "Danish", "de": "German", "dv": "Dhivehi", "dz": "Dzongkha", "el": "Greek",
-	"en": "English", "eo": "Esperanto", "es": "Spanish", "et": "Estonian", "eu": "Basque",
-	"fa": "Persian", "fi": "Finnish", "fo": "Faroese", "fr": "French",
-	"fy": "Western Frisian", "ga": "Irish", "gd": "Scottish Gaelic", "gl": "Galician",
-	"gn": "Guarani", "gu": "Gujarati", "ha": "Hausa", "he": "Hebrew", "hi": "Hindi",
-	"hr": "Croatian", "ht": "Haitian Creole", "hu": "Hungarian", "hy": "Armenian",
-	"id": "Indonesian", "ig": "Igbo", "is": "Icelandic", "it": "Italian", "ja": "Japanese",
-	"jv": "Javanese", "ka": "Georgian", "kk": "Kazakh", "km": "Khmer", "kn": "Kannada",
-	"ko": "Korean", "ku": "Kurdish", "ky": "Kyrgyz", "la": "Latin", "lb": "Luxembourgish",
-	"lo": "Lao", "lt": "Lithuanian", "lv": "Latvian", "mg": "Malagasy", "mi": "Maori",
-	"mk": "Macedonian", "ml": "Malayalam", "mn": "Mongolian", "mr": "Marathi", "ms": "Malay",
-	"mt": "Maltese", "my": "Burmese", "nb": "Norwegian Bokmål", "ne": "Nepali", "nl": "Dutch",
-	"nn": "Norwegian Nynorsk", "no": "Norwegian", "ny": "Chichewa", "oc": "Occitan",
-	"or": "Odia", "pa": "Punjabi", "pl": "Polish", "ps": "Pashto", "pt": "Portuguese",
-	"qu": "Quechua", "rm": "Romansh", "ro": "Romanian", "ru": "Russian", "rw": "Kinyarwanda",
-	"sa": "Sanskrit", "sd": "Sindhi", "si": "Sinhala", "sk": "Slovak", "sl": "Slovenian",
-	"sm": "Samoan", "sn": "Shona", "so": "Somali", "sq": "Albanian", "sr": "Serbian",
-	"st": "Southern Sotho", "su": "Sundanese", "sv": "Swedish", "sw": "Swahili", "ta": "Tamil",
-	"te": "Telugu", "tg": "Tajik", "th": "Thai", "ti": "Tigrinya", "tk": "Turkmen",
-	"tl": "Tagalog", "tn": "Tswana", "to": "Tongan", "tr": "Turkish", "tt": "Tatar",
-	"ug": "Uyghur", "uk": "Ukrainian", "ur": "Urdu", "uz": "Uzbek", "vi": "Vietnamese",
-	"wo": "Wolof", "xh": "Xhosa", "yi": "Yiddish", "yo": "Yoruba", "zh": "Chinese",
-	"zh-Hans": "Simplified Chinese", "zh-Hant": "Traditional Chinese", "zu": "Zulu",
+// languages is the one table of the languages that engines name: the code, its English name (how
+// prompts to language models name it: every ISO 639-1 language with a living written tradition
+// that such models handle, plus the two Chinese scripts, which matter more for lettering than the
+// spoken variety does), Tesseract's traineddata name and the ISO 639-3 codes Apertium's pairs call
+// it by, where they have one.
+var languages = []struct{ code, name, tesseract, apertium string }{
+	{"af", "Afrikaans", "afr", "afr"},
+	{"am", "Amharic", "", ""},
+	{"ar", "Arabic", "ara", "ara"},
+	{"as", "Assamese", "", ""},
+	{"az", "Azerbaijani", "", ""},
+	{"be", "Belarusian", "", ""},
+	{"bg", "Bulgarian", "bul", "bul"},
+	{"bn", "Bengali", "ben", "ben"},
+	{"bo", "Tibetan", "", ""},
+	{"br", "Breton", "", ""},
+	{"bs", "Bosnian", "", ""},
+	{"ca", "Catalan", "cat", "cat"},
+	{"co", "Corsican", "", ""},
+	{"cs", "Czech", "ces", "ces"},
+	{"cy", "Welsh", "cym", "cym"},
+	{"da", "Danish", "dan", "dan"},
+	{"de", "German", "deu", "deu"},
+	{"dv", "Dhivehi", "", ""},
+	{"dz", "Dzongkha", "", ""},
+	{"el", "Greek", "ell", "ell"},
+	{"en", "English", "eng", "eng"},
+	{"eo", "Esperanto", "epo", "epo"},
+	{"es", "Spanish", "spa", "spa"},
+	{"et", "Estonian", "est", "est"},
+	{"eu", "Basque", "eus", "eus"},
+	{"fa", "Persian", "fas", "fas"},
+	{"fi", "Finnish", "fin", "fin"},
+	{"fo", "Faroese", "", ""},
+	{"fr", "French", "fra", "fra"},
+	{"fy", "Western Frisian", "", ""},
+	{"ga", "Irish", "gle", "gle"},
+	{"gd", "Scottish Gaelic", "", ""},
+	{"gl", "Galician", "glg", "glg"},
+	{"gn", "Guarani", "", ""},
+	{"gu", "Gujarati", "", ""},
+	{"ha", "Hausa", "", ""},
+	{"he", "Hebrew", "heb", "heb"},
+	{"hi", "Hindi", "hin", "hin"},
+	{"hr", "Croatian", "hrv", "hbs hrv"},
+	{"ht", "Haitian Creole", "", ""},
+	{"hu", "Hungarian", "hun", "hun"},
+	{"hy", "Armenian", "", ""},
+	{"id", "Indonesian", "ind", "ind"},
+	{"ig", "Igbo", "", ""},
+	{"is", "Icelandic", "isl", "isl"},
+	{"it", "Italian", "ita", "ita"},
+	{"ja", "Japanese", "jpn", "jpn"},
+	{"jv", "Javanese", "", ""},
+	{"ka", "Georgian", "", ""},
+	{"kk", "Kazakh", "", ""},
+	{"km", "Khmer", "", ""},
+	{"kn", "Kannada", "", ""},
+	{"ko", "Korean", "kor", "kor"},
+	{"ku", "Kurdish", "", ""},
+	{"ky", "Kyrgyz", "", ""},
+	{"la", "Latin", "", ""},
+	{"lb", "Luxembourgish", "", ""},
+	{"lo", "Lao", "", ""},
+	{"lt", "Lithuanian", "lit", "lit"},
+	{"lv", "Latvian", "lav", "lav"},
+	{"mg", "Malagasy", "", ""},
+	{"mi", "Maori", "", ""},
+	{"mk", "Macedonian", "", ""},
+	{"ml", "Malayalam", "", ""},
+	{"mn", "Mongolian", "", ""},
+	{"mr", "Marathi", "", ""},
+	{"ms", "Malay", "msa", "msa zlm"},
+	{"mt", "Maltese", "", ""},
+	{"my", "Burmese", "", ""},
+	{"nb", "Norwegian Bokmål", "nor", "nob"},
+	{"ne", "Nepali", "", ""},
+	{"nl", "Dutch", "nld", "nld"},
+	{"nn", "Norwegian Nynorsk", "", "nno"},
+	{"no", "Norwegian", "nor", ""},
+	{"ny", "Chichewa", "", ""},
+	{"oc", "Occitan", "", "oci"},
+	{"or", "Odia", "", ""},
+	{"pa", "Punjabi", "", ""},
+	{"pl", "Polish", "pol", "pol"},
+	{"ps", "Pashto", "", ""},
+	{"pt", "Portuguese", "por", "por"},
+	{"qu", "Quechua", "", ""},
+	{"rm", "Romansh", "", ""},
+	{"ro", "Romanian", "ron", "ron"},
+	{"ru", "Russian", "rus", "rus"},
+	{"rw", "Kinyarwanda", "", ""},
+	{"sa", "Sanskrit", "", ""},
+	{"sd", "Sindhi", "", ""},
+	{"si", "Sinhala", "", ""},
+	{"sk", "Slovak", "slk", "slk"},
+	{"sl", "Slovenian", "slv", "slv"},
+	{"sm", "Samoan", "", ""},
+	{"sn", "Shona", "", ""},
+	{"so", "Somali", "", ""},
+	{"sq", "Albanian", "sqi", "sqi"},
+	{"sr", "Serbian", "srp", "srp"},
+	{"st", "Southern Sotho", "", ""},
+	{"su", "Sundanese", "", ""},
+	{"sv", "Swedish", "swe", "swe"},
+	{"sw", "Swahili", "swa", "swa"},
+	{"ta", "Tamil", "tam", "tam"},
+	{"te", "Telugu", "", ""},
+	{"tg", "Tajik", "", ""},
+	{"th", "Thai", "tha", "tha"},
+	{"ti", "Tigrinya", "", ""},
+	{"tk", "Turkmen", "", ""},
+	{"tl", "Tagalog", "tgl", "tgl"},
+	{"tn", "Tswana", "", ""},
+	{"to", "Tongan", "", ""},
+	{"tr", "Turkish", "tur", "tur"},
+	{"tt", "Tatar", "", ""},
+	{"ug", "Uyghur", "", ""},
+	{"uk", "Ukrainian", "ukr", "ukr"},
+	{"ur", "Urdu", "urd", "urd"},
+	{"uz", "Uzbek", "", ""},
+	{"vi", "Vietnamese", "vie", "vie"},
+	{"wo", "Wolof", "", ""},
+	{"xh", "Xhosa", "", ""},
+	{"yi", "Yiddish", "", ""},
+	{"yo", "Yoruba", "", ""},
+	{"zh", "Chinese", "", "zho"},
+	{"zh-Hans", "Simplified Chinese", "chi_sim", ""},
+	{"zh-Hant", "Traditional Chinese", "chi_tra", ""},
+	{"zu", "Zulu", "", ""},
+}
+
+var (
+	englishNames   = map[string]string{}
+	tesseractNames = map[string]string{}
+	fromISO6393    = map[string]string{}
+)
+
+func init() {
+	for _, l := range languages {
+		englishNames[l.code] = l.name
+		if l.tesseract != "" {
+			tesseractNames[l.code] = l.tesseract
+		}
+		for _, a := range strings.Fields(l.apertium) {
+			fromISO6393[a] = l.code
+		}
+	}
 }
 
 // Name is the English name of code (matched as Normalize matches it) and whether it has one.
@@ -94,4 +215,15 @@ func Named() []string {
 	}
 	slices.Sort(codes)
 	return codes
+}
+
+// TesseractNames maps each code that Tesseract can read to its traineddata name ("zh-Hans" →
+// "chi_sim"). The map is the caller's own.
+func TesseractNames() map[string]string { return maps.Clone(tesseractNames) }
+
+// FromISO6393 maps an ISO 639-3 code, as Apertium's pair names spell languages ("eng", "hbs"), to
+// the service's code, and says whether it knows it.
+func FromISO6393(code string) (string, bool) {
+	c, ok := fromISO6393[code]
+	return c, ok
 }

@@ -9,45 +9,17 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
 )
 
-// Job statuses, as the spec names them.
-const (
-	StatusPending    = "pending"
-	StatusProcessing = "processing"
-	StatusCompleted  = "completed"
-	StatusFailed     = "failed"
-)
-
-// PageResult is one translated page, as the spec's Result, with what the engine kept beside it.
-type PageResult struct {
-	SourceFilename string `json:"sourceFilename"`
-	URL            string `json:"url"`
-	// SourceLang is the page's language as detected (or as the upload named it); "" if unknown.
-	SourceLang string `json:"sourceLang"`
-	// Transcript and Cleaned are the URLs of the page's transcript and cleaned page, when the
-	// engine produced them.
-	Transcript string `json:"transcript,omitempty"`
-	Cleaned    string `json:"cleaned,omitempty"`
-}
-
-// PageError is one page that could not be translated.
-type PageError struct {
-	SourceFilename string `json:"sourceFilename"`
-	Message        string `json:"message"`
-}
-
 // Job is a job's durable record.
 type Job struct {
-	ID                string
-	UserID            string
-	Status            string
-	Mode              string
-	Resolution        string
-	SourceLang        string
-	TargetLang        string
-	CustomPrompt      string
+	ID     string
+	UserID string
+	Status job.Status
+	// Spec is the job's spec but its glossary, which is not kept: Glossary is always "".
+	job.Spec
 	Total             int
 	Progress          int
 	Plan              string
@@ -59,8 +31,8 @@ type Job struct {
 	CreditsCharged    int
 	CreditsRefunded   int
 	AllowanceLapsed   int
-	Results           []PageResult
-	Errors            []PageError
+	Results           []job.PageResult
+	Errors            []job.PageError
 	ZipKey            string
 	ZipSize           int64
 	CreatedAt         time.Time
@@ -72,7 +44,7 @@ type Job struct {
 }
 
 // Terminal reports whether the job has reached completed or failed.
-func (j *Job) Terminal() bool { return j.Status == StatusCompleted || j.Status == StatusFailed }
+func (j *Job) Terminal() bool { return j.Status.Terminal() }
 
 const jobColumns = `id::text, user_id, status, mode, resolution, source_lang, target_lang, custom_prompt, total,
 	progress, plan, retention_seconds, credits_reserved, allowance_reserved, purchased_reserved, credits_charged,
@@ -112,16 +84,13 @@ func (s *Store) GetJob(ctx context.Context, id string) (*Job, error) {
 	return j, err
 }
 
-// NewJob is what an upload asks to reserve.
+// NewJob is what an upload asks to reserve: the job, its owner, its spec (of which the glossary is
+// not kept) and its number of pages.
 type NewJob struct {
-	ID           string
-	UserID       string
-	Mode         string
-	Resolution   string
-	SourceLang   string
-	TargetLang   string
-	CustomPrompt string
-	Pages        int
+	ID     string
+	UserID string
+	job.Spec
+	Pages int
 }
 
 // Reservation is the outcome of ReserveJob.
@@ -205,19 +174,6 @@ func (s *Store) MarkProcessing(ctx context.Context, id string) error {
 	return nil
 }
 
-// Finish is the end of a job's translation.
-type Finish struct {
-	JobID      string
-	Status     string // completed or failed
-	PagesDone  int    // pages translated; only these are charged
-	Progress   int
-	Results    []PageResult
-	Errors     []PageError
-	ZipKey     string
-	ZipSize    int64
-	FinishedAt time.Time
-}
-
 // Settlement says what FinishJob charged and refunded.
 type Settlement struct {
 	Charged   int
@@ -234,7 +190,7 @@ type Settlement struct {
 // into the allowance epoch it was reserved from: after a renewal (or any other reset) it lapses
 // with its period, and the new period's page count is left alone. A second call returns the
 // first settlement and changes nothing.
-func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
+func (s *Store) FinishJob(ctx context.Context, f job.Outcome) (*Settlement, error) {
 	j, err := s.GetJob(ctx, f.JobID)
 	if err != nil {
 		return nil, err
@@ -310,16 +266,16 @@ func (s *Store) FinishJob(ctx context.Context, f Finish) (*Settlement, error) {
 	return out, nil
 }
 
-func nonNil(r []PageResult) []PageResult {
+func nonNil(r []job.PageResult) []job.PageResult {
 	if r == nil {
-		return []PageResult{}
+		return []job.PageResult{}
 	}
 	return r
 }
 
-func nonNilErr(e []PageError) []PageError {
+func nonNilErr(e []job.PageError) []job.PageError {
 	if e == nil {
-		return []PageError{}
+		return []job.PageError{}
 	}
 	return e
 }

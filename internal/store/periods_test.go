@@ -9,8 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // A job that reserved last period's allowance and ends after the renewal: its unspent allowance
@@ -28,12 +29,12 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: old, UserID: "ora", Mode: "standard", Resolution: "original", Pages: 300}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: old, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 300}); err != nil {
 		t.Fatal(err)
 	}
 	// Spend the rest of the allowance and 20 purchased credits in a second job of the old period.
 	mixed := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: mixed, UserID: "ora", Mode: "standard", Resolution: "original", Pages: 720}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: mixed, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 720}); err != nil {
 		t.Fatal(err)
 	}
 	if u := checkLedger(t, s, "ora"); u.AllowanceCredits != 0 || u.PurchasedCredits != 30 {
@@ -45,7 +46,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: fresh, UserID: "ora", Mode: "standard", Resolution: "original", Pages: 5}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: fresh, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 5}); err != nil {
 		t.Fatal(err)
 	}
 	if u := checkLedger(t, s, "ora"); u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
@@ -53,7 +54,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	}
 
 	// 100 of 300 pages done: 100 charged, 200 of last period's allowance lapse.
-	set, err := s.FinishJob(ctx, store.Finish{JobID: old, Status: store.StatusCompleted, PagesDone: 100, Progress: 300, FinishedAt: time.Now()})
+	set, err := s.FinishJob(ctx, job.Outcome{JobID: old, Status: job.Completed, PagesDone: 100, Progress: 300, FinishedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 		t.Fatalf("the old job's refund reached the new period: %+v", u)
 	}
 	// Nothing done of the mixed job: its 20 purchased credits come back, its 700 of allowance lapse.
-	set, err = s.FinishJob(ctx, store.Finish{JobID: mixed, Status: store.StatusFailed, PagesDone: 0, FinishedAt: time.Now()})
+	set, err = s.FinishJob(ctx, job.Outcome{JobID: mixed, Status: job.Failed, PagesDone: 0, FinishedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 		t.Fatalf("mixed job record: %v %+v", err, j)
 	}
 	// A job of the current period refunds into it.
-	set, err = s.FinishJob(ctx, store.Finish{JobID: fresh, Status: store.StatusFailed, PagesDone: 0, FinishedAt: time.Now()})
+	set, err = s.FinishJob(ctx, job.Outcome{JobID: fresh, Status: job.Failed, PagesDone: 0, FinishedAt: time.Now()})
 	if err != nil || set.Refunded != 5 || set.Lapsed != 0 {
 		t.Fatalf("fresh settlement = %+v, %v", set, err)
 	}
@@ -95,11 +96,11 @@ func TestFreeRolloverThenOldRefund(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
 	id := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "pia", Mode: "standard", Resolution: "original", Pages: 8}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "pia", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 8}); err != nil {
 		t.Fatal(err)
 	}
 	next := s.WithClock(func() time.Time { return time.Now().AddDate(0, 1, 0) })
-	set, err := next.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: time.Now().AddDate(0, 1, 0)})
+	set, err := next.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: time.Now().AddDate(0, 1, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 	var old []string
 	for range 8 {
 		id := uuid.NewString()
-		if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Mode: "standard", Resolution: "original", Pages: 150}); err != nil {
+		if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 150}); err != nil {
 			t.Fatal(err)
 		}
 		old = append(old, id)
@@ -143,7 +144,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 	var fresh []string
 	settled := map[string]int{} // job → settlements that were not Already
 	finish := func(id string) {
-		set, err := s.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, FinishedAt: time.Now()})
+		set, err := s.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: time.Now()})
 		if err != nil {
 			t.Error(err)
 			return
@@ -180,7 +181,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 			defer wg.Done()
 			<-gate
 			id := uuid.NewString()
-			_, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Mode: "standard", Resolution: "original", Pages: 40})
+			_, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 40})
 			switch {
 			case err == nil:
 				mu.Lock()

@@ -9,9 +9,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 func checkLedger(t *testing.T, s *store.Store, userID string) *store.User {
@@ -58,8 +59,8 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := uuid.NewString()
-	res, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "bob", Mode: "advanced", Resolution: "original", Pages: 6,
-		SourceLang: "auto", TargetLang: "en"})
+	res, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "bob",
+		Spec: job.Spec{Mode: "advanced", Resolution: "original", SourceLang: "auto", TargetLang: "en"}, Pages: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,14 +72,14 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 		t.Fatalf("after reserve: %+v", u)
 	}
 	// Idempotent on the job ID.
-	again, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "bob", Mode: "advanced", Resolution: "original", Pages: 6})
+	again, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "bob", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 6})
 	if err != nil || again.Job.CreditsReserved != 12 {
 		t.Fatalf("second reserve: %v %+v", err, again)
 	}
 	checkLedger(t, s, "bob")
 
 	// 5 of 6 pages translated: charged ceil(5×2) = 10, refund 2, which were purchased credits.
-	set, err := s.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusCompleted, PagesDone: 5, Progress: 6, FinishedAt: time.Now()})
+	set, err := s.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: 5, Progress: 6, FinishedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 	if u.AllowanceCredits != 0 || u.PurchasedCredits != 5 {
 		t.Fatalf("after settle: %+v", u)
 	}
-	set2, err := s.FinishJob(ctx, store.Finish{JobID: id, Status: store.StatusFailed, PagesDone: 0, FinishedAt: time.Now()})
+	set2, err := s.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, PagesDone: 0, FinishedAt: time.Now()})
 	if err != nil || !set2.Already || set2.Refunded != 2 {
 		t.Fatalf("second settle: %v %+v", err, set2)
 	}
@@ -98,7 +99,7 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 		t.Fatalf("settled twice: %+v", u)
 	}
 	j, _ := s.GetJob(ctx, id)
-	if j.Status != store.StatusCompleted || j.ExpiresAt == nil {
+	if j.Status != job.Completed || j.ExpiresAt == nil {
 		t.Fatalf("job after settle: %+v", j)
 	}
 }
@@ -109,7 +110,7 @@ func TestInsufficientCredits(t *testing.T) {
 	if _, err := s.EnsureUser(ctx, "carol"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "carol", Mode: "standard", Resolution: "2K", Pages: 6})
+	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "carol", Spec: job.Spec{Mode: "standard", Resolution: "2K"}, Pages: 6})
 	if !errors.Is(err, store.ErrInsufficientCredits) {
 		t.Fatalf("err = %v, want insufficient credits", err)
 	}
@@ -122,10 +123,10 @@ func TestInsufficientCredits(t *testing.T) {
 func TestConcurrencyLimit(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Mode: "fast", Resolution: "original", Pages: 1}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Mode: "fast", Resolution: "original", Pages: 1})
+	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1})
 	if !errors.Is(err, store.ErrConcurrencyLimit) {
 		t.Fatalf("err = %v, want concurrency limit (Free allows 1)", err)
 	}
@@ -141,10 +142,10 @@ func TestReserveRace(t *testing.T) {
 	}
 	// Spend most of the allowance so that credits, not only concurrency, run out.
 	big := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: big, UserID: "erin", Mode: "standard", Resolution: "4K", Pages: 249}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: big, UserID: "erin", Spec: job.Spec{Mode: "standard", Resolution: "4K"}, Pages: 249}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.FinishJob(ctx, store.Finish{JobID: big, Status: store.StatusCompleted, PagesDone: 249, FinishedAt: time.Now()}); err != nil {
+	if _, err := s.FinishJob(ctx, job.Outcome{JobID: big, Status: job.Completed, PagesDone: 249, FinishedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	// 4 credits left; each upload wants 1.
@@ -155,7 +156,7 @@ func TestReserveRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "erin", Mode: "standard", Resolution: "original", Pages: 1})
+			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "erin", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -185,7 +186,7 @@ func TestDeleteJob(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
 	id := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "fay", Mode: "fast", Resolution: "original", Pages: 1}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "fay", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.DeleteJob(ctx, id, "mallory"); !errors.Is(err, store.ErrForbidden) {
@@ -205,7 +206,7 @@ func TestDeleteJob(t *testing.T) {
 func TestFreePeriodRollsOver(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "gus", Mode: "standard", Resolution: "original", Pages: 3}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "gus", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 3}); err != nil {
 		t.Fatal(err)
 	}
 	nextMonth := s.WithClock(func() time.Time { return time.Now().AddDate(0, 1, 0) })
@@ -232,8 +233,8 @@ func TestSettlementRaces(t *testing.T) {
 	if _, err := s.SetPlan(ctx, "hal", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
 		t.Fatal(err)
 	}
-	job := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: job, UserID: "hal", Mode: "advanced", Resolution: "original", Pages: 10}); err != nil {
+	jobID := uuid.NewString()
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: jobID, UserID: "hal", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 10}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -243,7 +244,7 @@ func TestSettlementRaces(t *testing.T) {
 		wg.Add(3)
 		go func() { // the same settlement, ten times at once: 7 of 10 pages done
 			defer wg.Done()
-			set, err := s.FinishJob(ctx, store.Finish{JobID: job, Status: store.StatusCompleted, PagesDone: 7, Progress: 10, FinishedAt: time.Now()})
+			set, err := s.FinishJob(ctx, job.Outcome{JobID: jobID, Status: job.Completed, PagesDone: 7, Progress: 10, FinishedAt: time.Now()})
 			if err != nil {
 				t.Error(err)
 				return
@@ -257,7 +258,7 @@ func TestSettlementRaces(t *testing.T) {
 		}()
 		go func() { // other uploads of the same user meanwhile
 			defer wg.Done()
-			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Mode: "standard", Resolution: "original", Pages: 1})
+			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1})
 			if err != nil && !errors.Is(err, store.ErrConcurrencyLimit) && !errors.Is(err, store.ErrInsufficientCredits) {
 				t.Error(err)
 			}
@@ -277,14 +278,14 @@ func TestSettlementRaces(t *testing.T) {
 	if u.PurchasedCredits != 50 {
 		t.Fatalf("purchased = %d: the grant applied %d times", u.PurchasedCredits, u.PurchasedCredits/50)
 	}
-	j, _ := s.GetJob(ctx, job)
+	j, _ := s.GetJob(ctx, jobID)
 	if j.CreditsCharged != 14 || j.CreditsRefunded != 6 {
 		t.Fatalf("job = charged %d refunded %d", j.CreditsCharged, j.CreditsRefunded)
 	}
 	// A delete racing the settlement of another job: settled once, marked deleted, told so. It is
 	// another user's, since the reservations above may have filled hal's concurrent-job slots.
 	other := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: other, UserID: "ida", Mode: "fast", Resolution: "original", Pages: 2}); err != nil {
+	if _, err := s.ReserveJob(ctx, store.NewJob{ID: other, UserID: "ida", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 2}); err != nil {
 		t.Fatal(err)
 	}
 	var deleted bool
@@ -297,7 +298,7 @@ func TestSettlementRaces(t *testing.T) {
 	}()
 	go func() {
 		defer wg.Done()
-		set, err := s.FinishJob(ctx, store.Finish{JobID: other, Status: store.StatusCompleted, PagesDone: 2, Progress: 2, FinishedAt: time.Now()})
+		set, err := s.FinishJob(ctx, job.Outcome{JobID: other, Status: job.Completed, PagesDone: 2, Progress: 2, FinishedAt: time.Now()})
 		if err != nil {
 			t.Error(err)
 			return

@@ -18,10 +18,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/api"
-	"github.com/vtsproject/vts/internal/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/identity"
-	"github.com/vtsproject/vts/internal/identity/oidctest"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/oidctest"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/apitest"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/internal/web"
 )
 

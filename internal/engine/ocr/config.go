@@ -3,7 +3,7 @@ package ocr
 import (
 	"log/slog"
 
-	"github.com/vtsproject/vts/internal/translator"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 )
 
 // Effort is how hard OCR tries, traded against time.

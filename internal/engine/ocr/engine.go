@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/vtsproject/vts/internal/engine"
-	"github.com/vtsproject/vts/internal/translator"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 )
 
 // Engine implements engine.Engine offline. It is safe for concurrent use.

@@ -3,19 +3,13 @@ package ocr
 import (
 	"strings"
 	"unicode"
+
+	"github.com/vtsproject/vts/internal/lang"
 )
 
-// tessLang maps the service's language codes to Tesseract's traineddata names.
-var tessLang = map[string]string{
-	"af": "afr", "ar": "ara", "bg": "bul", "bn": "ben", "ca": "cat", "cs": "ces", "cy": "cym",
-	"da": "dan", "de": "deu", "el": "ell", "en": "eng", "eo": "epo", "es": "spa", "et": "est",
-	"eu": "eus", "fa": "fas", "fi": "fin", "fr": "fra", "ga": "gle", "gl": "glg", "he": "heb",
-	"hi": "hin", "hr": "hrv", "hu": "hun", "id": "ind", "is": "isl", "it": "ita", "ja": "jpn",
-	"ko": "kor", "lt": "lit", "lv": "lav", "ms": "msa", "nb": "nor", "nl": "nld", "no": "nor",
-	"pl": "pol", "pt": "por", "ro": "ron", "ru": "rus", "sk": "slk", "sl": "slv", "sq": "sqi",
-	"sr": "srp", "sv": "swe", "sw": "swa", "ta": "tam", "th": "tha", "tl": "tgl", "tr": "tur",
-	"uk": "ukr", "ur": "urd", "vi": "vie", "zh-Hans": "chi_sim", "zh-Hant": "chi_tra",
-}
+// tessLang maps the service's language codes to Tesseract's traineddata names (internal/lang's
+// table).
+var tessLang = lang.TesseractNames()
 
 // scriptOf groups languages by writing system, named as Tesseract's OSD names scripts, so that
 // OSD's answer narrows the candidates for automatic detection.

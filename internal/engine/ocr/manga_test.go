@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/translator"
 )
 
 // oracle is a local server speaking OpenAI's chat-completions wire format. It answers each

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/vtsproject/vts/internal/engine"
-	"github.com/vtsproject/vts/internal/translator"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 )
 
 // minReadConf is the least confidence a block's reading needs to be translated. Below it the

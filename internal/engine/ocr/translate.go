@@ -10,9 +10,9 @@ import (
 	"unicode"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/translator"
 )
 
 // Translate implements engine.Engine.

@@ -11,9 +11,9 @@ import (
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/gemini"
 	"github.com/vtsproject/vts/internal/engine/ocr"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/plans"
-	"github.com/vtsproject/vts/internal/translator"
 )
 
 // Set maps each mode to its engine.

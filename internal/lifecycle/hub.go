@@ -1,4 +1,4 @@
-package api
+package lifecycle
 
 import (
 	"bytes"
@@ -10,22 +10,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/vtsproject/vts/workflows"
+	"github.com/vtsproject/vts/internal/job"
 )
 
-// errGone means the job was deleted (or never existed) while someone watched it.
-var errGone = errors.New("job gone")
-
-// stateSource reads a job's current state.
-type stateSource interface {
-	Fetch(ctx context.Context, jobID string) (workflows.JobState, error)
-}
-
-// Hub shares one poller per job among all of its SSE subscribers in this process, so that a
-// thousand watchers of one job cost one query stream. A running workflow answers one query at a
-// time, which is why the sharing matters.
+// Hub shares one poller per job among all of its watchers in this process (SSE streams, and state
+// reads while the job is watched), so that a thousand watchers of one job cost one query stream. A
+// running workflow answers one query at a time, which is why the sharing matters.
 type Hub struct {
-	src      stateSource
+	fetch    func(ctx context.Context, jobID string) (job.Report, error)
 	log      *slog.Logger
 	interval time.Duration
 	maxWait  time.Duration
@@ -39,24 +31,38 @@ type Hub struct {
 
 type feed struct {
 	subs map[*subscription]struct{}
-	last *update
+	last *Update
 }
 
-type update struct {
-	seq   int
-	state workflows.JobState
-	data  []byte
+// Update is one state of a job, numbered in the order its feed saw them.
+type Update struct {
+	Seq    int
+	Report job.Report
+	raw    []byte    // Report as JSON, to tell a change from a repeat
+	json   *encoding // shared by every subscriber of this update
+}
+
+type encoding struct {
+	once sync.Once
+	data []byte
+}
+
+// JSON is view(u.Report) as JSON, encoded once however many subscribers ask for it.
+func (u Update) JSON(view func(job.Report) job.State) []byte {
+	u.json.once.Do(func() { u.json.data, _ = json.Marshal(view(u.Report)) })
+	return u.json.data
 }
 
 // subscription receives the latest update; a slow reader skips intermediate ones, never the last.
 type subscription struct {
-	ch chan update
+	ch chan Update
 }
 
-// NewHub starts a hub reading states from src.
-func NewHub(src stateSource, log *slog.Logger) *Hub {
+// newHub starts a hub reading states with fetch, which answers job.ErrNotFound once the job is
+// gone.
+func newHub(fetch func(ctx context.Context, jobID string) (job.Report, error), log *slog.Logger) *Hub {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{src: src, log: log, interval: 250 * time.Millisecond, maxWait: 5 * time.Second,
+	return &Hub{fetch: fetch, log: log, interval: 250 * time.Millisecond, maxWait: 5 * time.Second,
 		feeds: map[string]*feed{}, ctx: ctx, cancel: cancel}
 }
 
@@ -78,8 +84,8 @@ func (h *Hub) Watchers(jobID string) int {
 
 // Subscribe follows jobID. The channel yields the current state at once, then every change, and
 // is closed after a terminal state or when the job is gone. Call the returned function to leave.
-func (h *Hub) Subscribe(jobID string) (<-chan update, func()) {
-	sub := &subscription{ch: make(chan update, 1)}
+func (h *Hub) Subscribe(jobID string) (<-chan Update, func()) {
+	sub := &subscription{ch: make(chan Update, 1)}
 	h.mu.Lock()
 	f, ok := h.feeds[jobID]
 	if !ok {
@@ -104,16 +110,16 @@ func (h *Hub) Subscribe(jobID string) (<-chan update, func()) {
 
 // Snapshot returns the job's state: the shared feed's last one when the job is being watched,
 // otherwise one fresh read.
-func (h *Hub) Snapshot(ctx context.Context, jobID string) (workflows.JobState, error) {
+func (h *Hub) Snapshot(ctx context.Context, jobID string) (job.Report, error) {
 	h.mu.Lock()
 	if f, ok := h.feeds[jobID]; ok && f.last != nil {
-		st := f.last.state
+		st := f.last.Report
 		h.mu.Unlock()
 		return st, nil
 	}
 	h.mu.Unlock()
 	h.fetches.Add(1)
-	return h.src.Fetch(ctx, jobID)
+	return h.fetch(ctx, jobID)
 }
 
 func (h *Hub) poll(jobID string, f *feed) {
@@ -122,10 +128,10 @@ func (h *Hub) poll(jobID string, f *feed) {
 	for {
 		h.fetches.Add(1)
 		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
-		st, err := h.src.Fetch(ctx, jobID)
+		st, err := h.fetch(ctx, jobID)
 		cancel()
 		switch {
-		case errors.Is(err, errGone):
+		case errors.Is(err, job.ErrNotFound):
 			h.finish(jobID, f)
 			return
 		case err != nil:
@@ -134,18 +140,18 @@ func (h *Hub) poll(jobID string, f *feed) {
 			wait = min(wait*2, h.maxWait)
 		default:
 			wait = h.interval
-			data, _ := json.Marshal(st)
+			raw, _ := json.Marshal(st)
 			h.mu.Lock()
-			if f.last == nil || !bytes.Equal(f.last.data, data) {
+			if f.last == nil || !bytes.Equal(f.last.raw, raw) {
 				seq++
-				u := update{seq: seq, state: st, data: data}
+				u := Update{Seq: seq, Report: st, raw: raw, json: &encoding{}}
 				f.last = &u
 				for sub := range f.subs {
 					offer(sub, u)
 				}
 			}
 			h.mu.Unlock()
-			if terminal(st.Status) {
+			if st.Status.Terminal() {
 				h.finish(jobID, f)
 				return
 			}
@@ -181,7 +187,7 @@ func (h *Hub) finish(jobID string, f *feed) {
 
 // offer delivers u, replacing an undelivered older update. Only the feed's poller sends, under
 // the hub's lock, so the channel cannot fill between the drain and the send.
-func offer(sub *subscription, u update) {
+func offer(sub *subscription, u Update) {
 	select {
 	case sub.ch <- u:
 	default:
@@ -192,5 +198,3 @@ func offer(sub *subscription, u update) {
 		sub.ch <- u
 	}
 }
-
-func terminal(status string) bool { return status == "completed" || status == "failed" }

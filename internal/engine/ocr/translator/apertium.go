@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/vtsproject/vts/internal/lang"
 )
 
 // ApertiumConfig locates the Apertium rule-based translator (Debian package apertium plus one
@@ -174,7 +176,7 @@ func apertiumModePair(mode string) (Pair, bool) {
 // pairs, sometimes with a variant after "_") to the service's code.
 func fromApertiumCode(code string) (string, bool) {
 	base, variant, _ := strings.Cut(code, "_")
-	c, ok := iso639_3to1[base]
+	c, ok := lang.FromISO6393(base)
 	if !ok && KnownLanguage(base) {
 		c, ok = base, true
 	}
@@ -189,16 +191,4 @@ func fromApertiumCode(code string) (string, bool) {
 		return "zh-Hans", true
 	}
 	return c, true
-}
-
-// iso639_3to1 covers the languages Apertium ships pairs for that the service knows.
-var iso639_3to1 = map[string]string{
-	"afr": "af", "ara": "ar", "bul": "bg", "cat": "ca", "ces": "cs", "cym": "cy", "dan": "da",
-	"deu": "de", "ell": "el", "eng": "en", "epo": "eo", "spa": "es", "est": "et", "eus": "eu",
-	"fin": "fi", "fra": "fr", "gle": "ga", "glg": "gl", "heb": "he", "hin": "hi", "hbs": "hr",
-	"hrv": "hr", "hun": "hu", "ind": "id", "isl": "is", "ita": "it", "jpn": "ja", "kor": "ko",
-	"lit": "lt", "lav": "lv", "msa": "ms", "zlm": "ms", "nob": "nb", "nld": "nl", "nno": "nn",
-	"oci": "oc", "pol": "pl", "por": "pt", "ron": "ro", "rus": "ru", "slk": "sk", "slv": "sl",
-	"sqi": "sq", "srp": "sr", "swe": "sv", "swa": "sw", "tgl": "tl", "tur": "tr", "ukr": "uk",
-	"urd": "ur", "vie": "vi", "zho": "zh", "tha": "th", "fas": "fa", "tam": "ta", "ben": "bn",
 }

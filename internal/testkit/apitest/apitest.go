@@ -35,13 +35,15 @@ import (
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/engines"
 	"github.com/vtsproject/vts/internal/gobin"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/pgtest"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/store"
-	"github.com/vtsproject/vts/internal/testimage"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
+	"github.com/vtsproject/vts/internal/testkit/testimage"
 	"github.com/vtsproject/vts/worker"
 	sdkworker "go.temporal.io/sdk/worker"
 )
@@ -163,6 +165,7 @@ type Env struct {
 	Bucket   *blob.Bucket
 	Temporal client.Client
 	Server   *api.Server
+	Jobs     *lifecycle.Lifecycle
 	Engine   engine.Engine
 	Queue    string
 
@@ -216,8 +219,9 @@ func Start(t testing.TB, opts Options) *Env {
 	if parallelism <= 0 {
 		parallelism = 2
 	}
-	srv := &api.Server{Store: st, Temporal: c, Bucket: bucket, Languages: set, Billing: bill, Identity: opts.Identity,
-		TaskQueue: queue, Parallelism: parallelism, Log: log}
+	jobs := lifecycle.New(lifecycle.Config{Store: st, Temporal: c, Bucket: bucket, Languages: set, TaskQueue: queue,
+		Parallelism: parallelism, Log: log})
+	srv := &api.Server{Store: st, Jobs: jobs, Bucket: bucket, Billing: bill, Identity: opts.Identity, Log: log}
 	if opts.Configure != nil {
 		opts.Configure(srv)
 	}
@@ -229,9 +233,10 @@ func Start(t testing.TB, opts Options) *Env {
 	t.Cleanup(func() {
 		hs.CloseClientConnections()
 		hs.Close()
-		srv.Close()
+		jobs.Close()
 	})
-	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Engine: eng, Queue: queue, log: log}
+	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
+		log: log}
 	if !opts.NoWorker {
 		env.StartWorker(eng)
 	}
@@ -390,7 +395,7 @@ func (e *Env) Blobs(jobID string) int {
 	e.T.Helper()
 	prefix := "jobs/"
 	if jobID != "" {
-		prefix = blobstore.JobPrefix(jobID)
+		prefix = job.Prefix(jobID)
 	}
 	n, err := blobstore.Count(context.Background(), e.Bucket, prefix)
 	if err != nil {

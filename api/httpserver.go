@@ -1,0 +1,98 @@
+package api
+
+import (
+	"cmp"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Timeouts keep slow clients from holding connections.
+type Timeouts struct {
+	ReadHeader time.Duration // the whole request header
+	BodyIdle   time.Duration // the longest pause while a request body is being read
+	Body       time.Duration // a whole request body (a 200-page upload on a slow line)
+	Idle       time.Duration // a kept-alive connection between requests
+}
+
+// DefaultTimeouts are the service's timeouts.
+var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, BodyIdle: 30 * time.Second, Body: 10 * time.Minute, Idle: 2 * time.Minute}
+
+// HTTPServer serves handler with DefaultTimeouts.
+func HTTPServer(addr string, handler http.Handler) *http.Server {
+	return NewHTTPServer(addr, handler, DefaultTimeouts)
+}
+
+// NewHTTPServer serves handler with timeouts against slow clients: headers must arrive within
+// ReadHeader, and a request body may neither pause longer than BodyIdle nor take longer than Body.
+// http.Server.ReadTimeout can only bound the whole body, so a client could hold an upload's
+// connection for its full ten minutes by sending a byte now and then; the per-read deadline
+// catches a stall within BodyIdle. Responses (SSE, downloads) manage their own write deadlines.
+func NewHTTPServer(addr string, handler http.Handler, t Timeouts) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           bodyDeadlines(handler, t),
+		ReadHeaderTimeout: t.ReadHeader,
+		IdleTimeout:       t.Idle,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+func bodyDeadlines(next http.Handler, t Timeouts) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody || (t.BodyIdle <= 0 && t.Body <= 0) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b := &deadlineBody{ReadCloser: r.Body, rc: http.NewResponseController(w), idle: t.BodyIdle}
+		if t.Body > 0 {
+			b.end = time.Now().Add(t.Body)
+		}
+		r.Body = b
+		next.ServeHTTP(w, r)
+		if !b.eof {
+			// The server drains what is left of an unread body before answering; a client that
+			// trickles it must not hold the connection that way either.
+			_ = b.rc.SetReadDeadline(b.deadline())
+		}
+	})
+}
+
+// deadlineBody moves the connection's read deadline before each read of the body. It clears the
+// deadline once the body has been read to its end, so that the deadline never outlives the body;
+// after a failed read it leaves it, already past, so that the doomed connection is not read again.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	idle time.Duration
+	end  time.Time
+	eof  bool
+	err  error
+}
+
+func (b *deadlineBody) deadline() time.Time {
+	d := b.end
+	if b.idle > 0 {
+		if next := time.Now().Add(b.idle); d.IsZero() || next.Before(d) {
+			d = next
+		}
+	}
+	return d
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	if b.eof || b.err != nil {
+		return 0, cmp.Or(b.err, io.EOF)
+	}
+	_ = b.rc.SetReadDeadline(b.deadline())
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case errors.Is(err, io.EOF):
+		b.eof = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case err != nil:
+		b.err = err
+	}
+	return n, err
+}

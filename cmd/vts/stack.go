@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+	"gocloud.dev/blob"
+
+	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/api"
+	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/engine/engines"
+	"github.com/vtsproject/vts/internal/identity"
+	"github.com/vtsproject/vts/internal/lifecycle"
+	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/worker"
+)
+
+// stack is the running service assembled from its configuration: the database, the bucket, the
+// Temporal client and the engines, from which the API server and the worker are built.
+type stack struct {
+	Config   config.Config
+	Log      *slog.Logger
+	Store    *store.Store
+	Bucket   *blob.Bucket
+	Temporal client.Client
+	Engines  *engines.Set
+}
+
+// openStack connects to everything cfg names and builds the engines: the worker runs them and the
+// API checks languages with them.
+func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (*stack, error) {
+	s := &stack{Config: cfg, Log: log}
+	var err error
+	if s.Store, err = openStore(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if s.Bucket, err = blobstore.Open(ctx, cfg.BlobURL); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.Engines, err = engines.New(ctx, cfg, log); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Temporal, err = client.Dial(client.Options{
+		HostPort:  cfg.TemporalAddress,
+		Namespace: cfg.TemporalNamespace,
+		Logger:    tlog.NewStructuredLogger(log.With("component", "temporal")),
+	})
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("connecting to Temporal at %s: %w", cfg.TemporalAddress, err)
+	}
+	return s, nil
+}
+
+// openStore opens only the database: migrations and operator commands need nothing else, and
+// must work before Temporal is up (docker-compose runs migrate first).
+func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is not set (for example postgres://postgres@127.0.0.1:5432/vts?sslmode=disable)")
+	}
+	return store.Open(ctx, cfg.DatabaseURL)
+}
+
+// Close releases everything Open acquired.
+func (s *stack) Close() {
+	if s.Temporal != nil {
+		s.Temporal.Close()
+	}
+	if s.Bucket != nil {
+		_ = s.Bucket.Close()
+	}
+	if s.Store != nil {
+		s.Store.Close()
+	}
+}
+
+// newWorker builds the Temporal worker, its activities holding their dependencies.
+func (s *stack) newWorker() sdkworker.Worker {
+	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Engines: s.Engines, Log: s.Log}
+	return worker.New(s.Temporal, acts, worker.Options{
+		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
+	})
+}
+
+// newLifecycle builds the job lifecycle the API drives; Close it when the API stops.
+func (s *stack) newLifecycle() *lifecycle.Lifecycle {
+	return lifecycle.New(lifecycle.Config{Store: s.Store, Temporal: s.Temporal, Bucket: s.Bucket, Languages: s.Engines,
+		TaskQueue: s.Config.TaskQueue, Parallelism: s.Config.PageParallel, Log: s.Log})
+}
+
+// newAPIServer builds the API on jobs.
+func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
+	bill, err := billing.FromConfig(s.Store, s.Config, s.Log)
+	if err != nil {
+		return nil, err
+	}
+	limits, err := rateLimits(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	srv := &api.Server{Store: s.Store, Jobs: jobs, Bucket: s.Bucket, Billing: bill, Log: s.Log, Limits: &limits}
+	if s.Config.OIDCIssuer == "" {
+		s.Log.Warn("no identity provider is configured (VTS_OIDC_ISSUER): the API trusts the userId of each request " +
+			"and runs UNAUTHENTICATED, which is fit for local development only; API keys still work")
+		return srv, nil
+	}
+	v, err := identity.New(identity.Options{Issuer: s.Config.OIDCIssuer, Audience: s.Config.OIDCAudience,
+		JWKSURL: s.Config.OIDCJWKSURL, Log: s.Log.With("component", "identity")})
+	if err != nil {
+		return nil, err
+	}
+	srv.Tokens = v
+	s.Log.Info("ID tokens are verified", "issuer", v.Issuer())
+	return srv, nil
+}
+
+// rateLimits builds the API's rate limits from the configuration.
+func rateLimits(cfg config.Config) (api.Limits, error) {
+	l := api.Limits{AddressRate: cfg.RateAddressRPS, AddressBurst: cfg.RateAddressBurst,
+		UserRate: cfg.RateUserRPS, UserBurst: cfg.RateUserBurst}
+	for _, f := range strings.FieldsFunc(cfg.TrustedProxies, func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return api.Limits{}, fmt.Errorf("VTS_TRUSTED_PROXIES: %q is neither a CIDR nor an address", f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		l.TrustedProxies = append(l.TrustedProxies, p.Masked())
+	}
+	return l, nil
+}

@@ -1,0 +1,332 @@
+// Package lifecycle starts, follows and deletes translation jobs. It stands between the API, which
+// speaks HTTP, and the workflows, which run jobs: starting a job takes its credits with
+// Update-With-Start, so that the upload's own request learns the reservation's answer; following
+// one reads its state through one shared poller per job; deleting one cancels what runs and
+// removes its files. Refusals are *job.Refusal, unknown jobs job.ErrNotFound.
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"gocloud.dev/blob"
+
+	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/plans"
+	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/workflows"
+)
+
+// LanguageChecker says whether an upload's languages and mode can be served (the engines).
+type LanguageChecker interface {
+	Supports(src, dst, mode string) error
+}
+
+// Config is what the lifecycle works with.
+type Config struct {
+	Store     *store.Store
+	Temporal  client.Client
+	Bucket    *blob.Bucket
+	Languages LanguageChecker
+	// TaskQueue is the workers' queue; workflows.TaskQueue when empty.
+	TaskQueue string
+	// Parallelism bounds how many pages of one job are translated at once.
+	Parallelism int
+	Log         *slog.Logger
+}
+
+// Lifecycle starts, follows and deletes jobs.
+type Lifecycle struct {
+	store       *store.Store
+	temporal    client.Client
+	bucket      *blob.Bucket
+	languages   LanguageChecker
+	queue       string
+	parallelism int
+	log         *slog.Logger
+	hub         *Hub
+}
+
+// New builds a lifecycle and starts its hub; Close stops it.
+func New(cfg Config) *Lifecycle {
+	l := &Lifecycle{store: cfg.Store, temporal: cfg.Temporal, bucket: cfg.Bucket, languages: cfg.Languages,
+		queue: cfg.TaskQueue, parallelism: cfg.Parallelism, log: cfg.Log}
+	if l.queue == "" {
+		l.queue = workflows.TaskQueue
+	}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	l.hub = newHub(l.fetch, l.log)
+	return l
+}
+
+// Close stops every poller.
+func (l *Lifecycle) Close() { l.hub.Close() }
+
+// Hub is the shared poller, for tests and metrics.
+func (l *Lifecycle) Hub() *Hub { return l.hub }
+
+// Ping checks that Temporal answers; /readyz uses it.
+func (l *Lifecycle) Ping(ctx context.Context) error {
+	_, err := l.temporal.CheckHealth(ctx, &client.CheckHealthRequest{})
+	return err
+}
+
+// Replay is Admit's answer to an upload whose Idempotency-Key already became a job: that job, to
+// be answered again instead of starting, and paying for, a second one.
+type Replay struct{ Job *store.Job }
+
+func (e *Replay) Error() string { return "idempotent replay of job " + e.Job.ID }
+
+// Admit lets userID begin uploading jobID. It records the user; claims the upload's
+// Idempotency-Key, when key is set, so that a retry of an upload that became a job is answered
+// with that job (*Replay) even while it runs; and refuses, before any page is stored, a user with
+// no credit at all or at the plan's concurrent-job limit (the reservation remains the authority on
+// both). It answers the user's plan, whose limits apply to the upload. A refusal after the claim
+// gives the key back.
+func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error) {
+	u, err := l.store.EnsureUser(ctx, userID)
+	if err != nil {
+		return plans.Plan{}, err
+	}
+	plan := plans.MustLookup(u.Plan)
+	if key != "" {
+		if err := l.claim(ctx, userID, key, jobID); err != nil {
+			return plan, err
+		}
+	}
+	refusal, err := l.precheck(ctx, u, plan)
+	if err == nil && refusal != nil {
+		err = refusal
+	}
+	if err != nil && key != "" {
+		l.Release(userID, key, jobID)
+	}
+	return plan, err
+}
+
+// precheck refuses a user who could not start any job now.
+func (l *Lifecycle) precheck(ctx context.Context, u *store.User, plan plans.Plan) (*job.Refusal, error) {
+	if u.Available() <= 0 || u.DebtCredits > 0 {
+		return &job.Refusal{Reason: job.InsufficientCredits,
+			Message: "no credits are available; buy a credit pack or wait for the next period"}, nil
+	}
+	active, err := l.store.ActiveJobs(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	if active >= plan.ConcurrentJobs {
+		return &job.Refusal{Reason: job.TooManyJobs, RetryAfter: 30 * time.Second,
+			Message: fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", plan.Name, plan.ConcurrentJobs)}, nil
+	}
+	return nil, nil
+}
+
+// claim claims key for this upload's jobID. An earlier upload with the key that became a job is
+// replayed; one still streaming is refused, as two requests cannot both be the first.
+func (l *Lifecycle) claim(ctx context.Context, userID, key, jobID string) error {
+	holder, err := l.store.ClaimUploadKey(ctx, userID, key, jobID)
+	if err != nil || holder == "" {
+		return err
+	}
+	j, err := l.store.GetJob(ctx, holder)
+	if errors.Is(err, store.ErrNotFound) {
+		return &job.Refusal{Reason: job.KeyInUse, RetryAfter: 5 * time.Second,
+			Message: "an upload with this Idempotency-Key is still in progress; retry when it has finished"}
+	}
+	if err != nil {
+		return err
+	}
+	return &Replay{Job: j}
+}
+
+// Release frees the Idempotency-Key of an upload that did not become a job, so that the client
+// can retry with it (after buying credits, say). It outlives the request on purpose.
+func (l *Lifecycle) Release(userID, key, jobID string) {
+	if key == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := l.store.ReleaseUploadKey(ctx, userID, key, jobID); err != nil {
+		l.log.Error("releasing idempotency key failed", "job", jobID, "err", err)
+	}
+}
+
+// Discard removes whatever an upload that did not become a job wrote; it outlives the request on
+// purpose.
+func (l *Lifecycle) Discard(jobID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := l.removeFiles(ctx, jobID); err != nil {
+		l.log.Error("removing refused upload failed", "job", jobID, "err", err)
+	}
+}
+
+// removeFiles deletes every blob of the job: the one way a job's files go from this side.
+func (l *Lifecycle) removeFiles(ctx context.Context, jobID string) (int, error) {
+	return blobstore.DeletePrefix(ctx, l.bucket, job.Prefix(jobID))
+}
+
+// reserveTimeout bounds how long an upload waits for its reservation: with no worker running,
+// the client gets a 503 rather than a hung request.
+const reserveTimeout = 30 * time.Second
+
+// Start starts the job of an upload whose pages are stored, and answers the credits it reserved.
+// Its languages are checked against the engines first, so that an unsupported pair costs nothing.
+// Then one Update-With-Start starts the TranslateJob workflow and waits for its reserve update,
+// which takes the credits: a refusal is a *job.Refusal; any other error means the job may not have
+// started. Either way the caller discards the upload.
+func (l *Lifecycle) Start(ctx context.Context, up job.Upload) (int, error) {
+	if err := l.languages.Supports(up.SourceLang, up.TargetLang, up.Mode); err != nil {
+		r := &job.Refusal{Reason: job.UnsupportedPair, Message: err.Error()}
+		var u *engine.UnsupportedError
+		if errors.As(err, &u) {
+			r.Message, r.Supported = u.Reason, u.Supported
+		}
+		return 0, r
+	}
+	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
+	defer cancel()
+	in := workflows.TranslateJobInput{Upload: up, Parallelism: l.parallelism}
+	start := l.temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID:                       job.WorkflowID(up.JobID),
+		TaskQueue:                l.queue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		// What an operator sees in the Temporal UI's list, without opening the workflow.
+		StaticSummary: fmt.Sprintf("%d page(s) %s→%s, %s, %s, user %s", len(up.Pages), up.SourceLang, up.TargetLang,
+			up.Mode, up.Resolution, up.UserID),
+		Memo: map[string]any{"userId": up.UserID, "pages": len(up.Pages), "mode": up.Mode},
+	}, workflows.TranslateJob, in)
+	handle, err := l.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			UpdateName:   workflows.ReserveUpdate,
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("update-with-start: %w", err)
+	}
+	var res activities.ReserveResult
+	if err := handle.Get(ctx, &res); err != nil {
+		return 0, fmt.Errorf("reading reservation: %w", err)
+	}
+	if !res.Reserved {
+		// The workflow removes the uploads of a refused job; the caller does too, in case it cannot.
+		return 0, &job.Refusal{Reason: res.Code, Message: res.Message, CreditsNeeded: res.CreditsNeeded,
+			CreditsAvailable: res.CreditsAvailable, RetryAfter: time.Duration(res.RetryAfterSeconds) * time.Second}
+	}
+	return res.CreditsNeeded, nil
+}
+
+// Job reads a job's record: job.ErrNotFound for an unknown job and for a deleted one alike.
+func (l *Lifecycle) Job(ctx context.Context, jobID string) (*store.Job, error) {
+	j, err := l.store.GetJob(ctx, jobID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && j.DeletedAt != nil) {
+		return nil, job.ErrNotFound
+	}
+	return j, err
+}
+
+// State is a job's state: the shared poller's latest while the job is watched in this process,
+// otherwise one fresh read.
+func (l *Lifecycle) State(ctx context.Context, jobID string) (job.Report, error) {
+	return l.hub.Snapshot(ctx, jobID)
+}
+
+// Watch follows a job: the channel yields its state at once, then every change, and is closed
+// after a terminal state or when the job is gone. Call the returned function to stop watching.
+func (l *Lifecycle) Watch(jobID string) (<-chan Update, func()) { return l.hub.Subscribe(jobID) }
+
+// fetch reads a job's state: from PostgreSQL once the job has ended (or been deleted), from the
+// workflow's state query while it runs.
+func (l *Lifecycle) fetch(ctx context.Context, jobID string) (job.Report, error) {
+	rec, err := l.Job(ctx, jobID)
+	if err != nil {
+		return job.Report{}, err
+	}
+	if rec.Terminal() {
+		return report(rec), nil
+	}
+	resp, err := l.temporal.QueryWorkflow(ctx, job.WorkflowID(jobID), "", workflows.StateQuery)
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return report(rec), nil
+		}
+		return job.Report{}, fmt.Errorf("querying job state: %w", err)
+	}
+	var st job.Report
+	if err := resp.Get(&st); err != nil {
+		return job.Report{}, fmt.Errorf("decoding job state: %w", err)
+	}
+	// The workflow learns the status only after the database has recorded the outcome, so the
+	// query never announces a completion that the download would not yet see.
+	return st, nil
+}
+
+// report is the state a job's record holds.
+func report(j *store.Job) job.Report {
+	results := j.Results
+	if results == nil {
+		results = []job.PageResult{}
+	}
+	return job.Report{ID: j.ID, Status: j.Status, Progress: j.Progress, Total: j.Total, Results: results,
+		Errors: j.Errors, Mode: j.Mode, CreditsNeeded: j.CreditsReserved}
+}
+
+// Delete deletes userID's job: job.ErrNotFound for an unknown or already deleted job, a Forbidden
+// refusal for anyone else's. The record is marked deleted first. A running job is cancelled: its
+// workflow settles (charging the pages it translated, refunding the rest), sees the deletion and
+// removes the files. Otherwise, or when the workflow has just closed, the expiry is cancelled and
+// the files are removed here.
+func (l *Lifecycle) Delete(ctx context.Context, jobID, userID string) error {
+	j, err := l.store.DeleteJob(ctx, jobID, userID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return job.ErrNotFound
+	case errors.Is(err, store.ErrForbidden):
+		return &job.Refusal{Reason: job.Forbidden, Message: "this project belongs to another user"}
+	case err != nil:
+		return err
+	}
+	log := l.log.With("job", jobID)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if j.SettledAt == nil {
+		// If the workflow has just closed, the cancel finds nothing and the files are ours to remove.
+		err := l.temporal.CancelWorkflow(ctx, job.WorkflowID(jobID), "")
+		var nf *serviceerror.NotFound
+		if err == nil {
+			log.Info("running job cancelled by delete")
+			return nil
+		}
+		if !errors.As(err, &nf) {
+			log.Error("cancelling job failed", "err", err)
+		}
+	}
+	if err := l.temporal.CancelWorkflow(ctx, job.ExpiryWorkflowID(jobID), ""); err != nil {
+		var nf *serviceerror.NotFound
+		if !errors.As(err, &nf) {
+			log.Warn("cancelling expiry failed", "err", err)
+		}
+	}
+	n, err := l.removeFiles(ctx, jobID)
+	if err != nil {
+		// The record is deleted; the expiry or an operator finishes the cleanup.
+		log.Error("deleting files failed", "err", err)
+	}
+	log.Info("project deleted", "blobs", n)
+	return nil
+}
