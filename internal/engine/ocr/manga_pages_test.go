@@ -88,10 +88,23 @@ func mangaPage(t testing.TB, w, h int, bubbles []mangaBubble) (*image.RGBA, []im
 	return img, boxes
 }
 
+var sampleBubbles = []mangaBubble{
+	{cols: []string{"お前は", "何者だ？"}, font: ipaMincho, size: 34, center: image.Pt(760, 260), rx: 110, ry: 150},
+	{cols: []string{"私の名前は", "田中です。"}, font: ipaGothic, size: 30, center: image.Pt(300, 330), rx: 110, ry: 150},
+	{cols: []string{"ここから", "逃げよう！"}, font: ipaGothic, size: 32, center: image.Pt(640, 950), rx: 115, ry: 160},
+}
+
 func sampleMangaPage(t testing.TB) (*image.RGBA, []image.Rectangle) {
-	return mangaPage(t, 1000, 1400, []mangaBubble{
-		{cols: []string{"お前は", "何者だ？"}, font: ipaMincho, size: 34, center: image.Pt(760, 260), rx: 110, ry: 150},
-		{cols: []string{"私の名前は", "田中です。"}, font: ipaGothic, size: 30, center: image.Pt(300, 330), rx: 110, ry: 150},
-		{cols: []string{"ここから", "逃げよう！"}, font: ipaGothic, size: 32, center: image.Pt(640, 950), rx: 115, ry: 160},
-	})
+	return mangaPage(t, 1000, 1400, sampleBubbles)
+}
+
+// inBubble reports whether p lies inside one of the sample page's bubbles, outline excluded.
+func inBubble(p image.Point) bool {
+	for _, b := range sampleBubbles {
+		dx, dy := float64(p.X-b.center.X)/float64(b.rx), float64(p.Y-b.center.Y)/float64(b.ry)
+		if dx*dx+dy*dy < 1 {
+			return true
+		}
+	}
+	return false
 }

@@ -182,6 +182,49 @@ func TestMangaPageIsFoundReadTranslatedAndLettered(t *testing.T) {
 	if words < 6 {
 		t.Errorf("only %d translated words read back from the page", words)
 	}
+	// The lettering never spills out of its bubble: every pixel lettering changed is inside one.
+	spilled := 0
+	b := out.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if out.At(x, y) != cleaned.At(x, y) && !inBubble(image.Pt(x, y)) {
+				spilled++
+			}
+		}
+	}
+	if spilled > 0 {
+		t.Errorf("%d lettered pixels outside the bubbles", spilled)
+	}
+}
+
+// Into Chinese, Japanese or Korean, vertical bubbles are lettered vertically again.
+func TestMangaIntoCJKIsLetteredVertically(t *testing.T) {
+	img, boxes := sampleMangaPage(t)
+	_, llm := newOracle(t, map[string]string{"お前は何者だ？": "你是什么人？", "私の名前は田中です。": "我叫田中。", "ここから逃げよう！": "我们从这里逃走吧！"})
+	e, err := New(Config{Fallback: llm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.Translate(context.Background(), engine.Request{Image: encode(t, img, "png"), Format: "png", SourceLang: "ja", TargetLang: "zh-Hans", Mode: "standard"})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	dumpImage(t, "out.png", resp.Image)
+	out, _, _ := imageio.Decode(resp.Image)
+	for i, box := range boxes {
+		var ink image.Rectangle
+		area := box.Inset(-60).Intersect(out.Bounds())
+		for y := area.Min.Y; y < area.Max.Y; y++ {
+			for x := area.Min.X; x < area.Max.X; x++ {
+				if c := color.GrayModel.Convert(out.At(x, y)).(color.Gray); c.Y < 100 && inBubble(image.Pt(x, y)) {
+					ink = ink.Union(image.Rect(x, y, x+1, y+1))
+				}
+			}
+		}
+		if ink.Empty() || ink.Dy() <= ink.Dx() {
+			t.Errorf("bubble %d: lettering spans %v, want a column taller than wide", i, ink)
+		}
+	}
 }
 
 func darkPixels(img image.Image, r image.Rectangle) int {
