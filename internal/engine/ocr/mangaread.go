@@ -16,16 +16,19 @@ import (
 	"golang.org/x/image/draw"
 )
 
-// Reading manga lettering. Each block is read as its own crop, prepared the way Tesseract's CJK
-// models read best: only the block's own ink (no bubble outline, no tail, no furigana), black on
-// white, scaled so a character is about readPx tall, padded. All crops of a page go to one
-// Tesseract process as a list of images, so the large CJK models load once per page, and two
-// preparations (a crisp binary one and one that keeps the ink's grey anti-aliasing) are read by two
-// processes in parallel; per block the reading with the better confidence is kept.
+// Reading manga lettering. Each line (column or row) is read as its own crop, prepared the way
+// Tesseract's CJK models read best: only the line's own ink (no bubble outline, no tail, no
+// furigana), black on white, scaled so a character is about readPx tall, padded. All crops of a
+// page go to one Tesseract process as a list of images, so the large CJK models load once per
+// page; lines read with doubt get a second look in a preparation that keeps the ink's grey
+// anti-aliasing, and the reading with the better confidence is kept.
 
 // readPx is the character size crops are scaled to. Tesseract's LSTM models see text lines
 // normalised to a fixed height; around 48 px they stop losing detail of dense kanji.
 const readPx = 48
+
+// sureConf is the confidence above which a line's first reading is kept without a second look.
+const sureConf = 0.85
 
 // reading is one block's text as Tesseract read it.
 type reading struct {
@@ -91,38 +94,45 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 			refs = append(refs, lineRef{i, j})
 		}
 	}
-	variants := []bool{false, true}
-	results := make([][]reading, len(variants))
-	errs := make([]error, len(variants))
-	done := make(chan int, len(variants))
-	for vi, soft := range variants {
-		go func() {
-			crops := make([]*image.Gray, len(refs))
-			for k, r := range refs {
-				b := blocks[r.block]
-				crops[k] = cropFor(pa.gray, b, b.Lines[r.line], soft, pa.inkSoft)
-			}
-			results[vi], errs[vi] = e.tess.readMany(ctx, crops, lang, psm)
-			done <- vi
-		}()
+	// The crisp binary preparation reads every line; the grey one only the lines it read with
+	// doubt, which on clean lettering is few, so a page costs one pass and a little.
+	read := func(idx []int, soft bool) ([]reading, error) {
+		crops := make([]*image.Gray, len(idx))
+		for k, i := range idx {
+			b := blocks[refs[i].block]
+			crops[k] = cropFor(pa.gray, b, b.Lines[refs[i].line], soft, pa.inkSoft)
+		}
+		return e.tess.readMany(ctx, crops, lang, psm)
 	}
-	for range variants {
-		<-done
+	all := make([]int, len(refs))
+	for i := range all {
+		all[i] = i
 	}
-	for _, err := range errs {
+	lines, err := read(all, false)
+	if err != nil {
+		return nil, err
+	}
+	var doubtful []int
+	for i, r := range lines {
+		if r.Conf < sureConf {
+			doubtful = append(doubtful, i)
+		}
+	}
+	if len(doubtful) > 0 {
+		again, err := read(doubtful, true)
 		if err != nil {
 			return nil, err
+		}
+		for k, i := range doubtful {
+			if score(again[k]) > score(lines[i]) {
+				lines[i] = again[k]
+			}
 		}
 	}
 	out := make([]reading, len(blocks))
 	weights := make([]float64, len(blocks))
 	for k, r := range refs {
-		var best reading
-		for _, rs := range results {
-			if score(rs[k]) > score(best) {
-				best = rs[k]
-			}
-		}
+		best := lines[k]
 		text := strings.TrimSpace(best.Text)
 		if text == "" {
 			continue
