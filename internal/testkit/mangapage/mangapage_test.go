@@ -243,3 +243,16 @@ func TestWriteReadPage(t *testing.T) {
 		}
 	}
 }
+
+func TestLinesDoNotStartWithClosingMarks(t *testing.T) {
+	for _, d := range chinese {
+		s := parsePlain(d.Source, true)
+		for _, maxLen := range []int{3, 4, 5, 6} {
+			for _, c := range columns(s, maxLen, false) {
+				if strings.ContainsRune(noStart, s.Glyphs[c[0]]) {
+					t.Errorf("%q at %d: line %q starts with a closing mark", d.Source, maxLen, string(s.Glyphs[c[0]:c[1]]))
+				}
+			}
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/jpeg"
 	"image/png"
 	"math"
@@ -139,6 +138,7 @@ type generator struct {
 	panels []panel
 
 	face, bold, sfx *sfnt.Font
+	kanji           *sfnt.Font // gothic kanji for the antique style; nil when unused
 	faceName        string
 	items           []*item
 	taken           []image.Rectangle
@@ -184,7 +184,22 @@ func (g *generator) fonts() error {
 		return err
 	}
 	g.sfx, err = pick(g.rng, sfx).load()
-	return err
+	if err != nil {
+		return err
+	}
+	// The "antique" style of most published manga: mincho kana with gothic kanji.
+	if g.lang == "ja" && (strings.Contains(tf.Name, "Mincho") || strings.Contains(tf.Name, "Serif")) {
+		if g.rng.Float64() < 0.6 {
+			kt := pick(g.rng, []typeface{{Name: "IPAGothic", Path: ipaGothic}, {Name: "Noto Sans CJK JP Bold", Path: notoSansB, Index: notoJP}})
+			if len(available([]typeface{kt})) == 1 {
+				if g.kanji, err = kt.load(); err != nil {
+					return err
+				}
+				g.faceName += " + " + kt.Name + " kanji"
+			}
+		}
+	}
+	return nil
 }
 
 // size picks the page size: phone screenshots, web releases, 300-dpi scans; webtoons are
@@ -387,12 +402,12 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 	case kind == KindCaption:
 		style = styleCaption
 	case kind == KindFree:
-	case k < 0.4:
-	case k < 0.6:
+	case k < 0.42:
+	case k < 0.64:
 		style = styleRound
-	case k < 0.68:
+	case k < 0.72:
 		style = styleCloud
-	case k < 0.8:
+	case k < 0.81:
 		style = styleSpiky
 	default:
 		style = styleBorderless
@@ -442,6 +457,11 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 					x = float64(pb.Max.X-ext) - w/2 - size
 				}
 				c = pt{x, float64(pb.Min.Y+ext) + h/2 + size}
+			} else if kind == KindBubble && style != styleBorderless && rng.Float64() < 0.3 {
+				// Over the frame: centred near one of the panel's edges.
+				q := g.panels[pi].Quad
+				k := rng.IntN(len(q))
+				c = lerp(q[k], q[(k+1)%len(q)], uniform(rng, 0.15, 0.85)).add(pt{uniform(rng, -0.2, 0.2) * w, uniform(rng, -0.2, 0.2) * h})
 			} else {
 				c = pt{uniform(rng, float64(pb.Min.X), float64(pb.Max.X)), uniform(rng, float64(pb.Min.Y), float64(pb.Max.Y))}
 			}
@@ -498,6 +518,13 @@ func (g *generator) layout(kind string, d dialogue, fnt *sfnt.Font, size float64
 			maxLen++
 			cols = columns(s, maxLen, every)
 		}
+		var kanji font.Face
+		if g.kanji != nil && fnt == g.face {
+			if kanji, err = newFace(g.kanji, size); err != nil {
+				return nil, err
+			}
+			defer kanji.Close()
+		}
 		rs := size * uniform(rng, 0.42, 0.52)
 		rface, err := newFace(fnt, rs)
 		if err != nil {
@@ -505,7 +532,7 @@ func (g *generator) layout(kind string, d dialogue, fnt *sfnt.Font, size float64
 		}
 		defer rface.Close()
 		m = setVertical(s, cols, vstyle{
-			Face: face, Size: size, Ruby: rface, RubySize: rs,
+			Face: face, Kanji: kanji, Size: size, Ruby: rface, RubySize: rs,
 			Pitch: size * uniform(rng, 1.0, 1.1), Gap: size * uniform(rng, 0.12, 0.35),
 			Centered: rng.Float64() < 0.3, TCY: rng.Float64() < 0.5,
 		})
@@ -726,6 +753,3 @@ func trimmedTo(a *image.Alpha, r image.Rectangle) *image.Alpha {
 	}
 	return out
 }
-
-var _ = font.HintingNone
-var _ color.Color = color.Gray{}

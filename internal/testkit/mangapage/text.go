@@ -5,6 +5,7 @@ import (
 	"image/draw"
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/image/font"
@@ -91,7 +92,9 @@ func columns(s script, maxLen int, everyBreak bool) [][2]int {
 	for _, sg := range segs {
 		n := sg[1] - sg[0]
 		curLen := cur[1] - cur[0]
-		if curLen > 0 && (curLen+n > maxLen || everyBreak) {
+		// A closing mark stays with what it closes, even past the column's length.
+		closing := strings.ContainsRune(noStart, s.Glyphs[sg[0]]) || s.Glyphs[sg[0]] == ' '
+		if curLen > 0 && (curLen+n > maxLen || everyBreak) && !(closing && curLen+n <= maxLen+2) {
 			cols = append(cols, cur)
 			cur = [2]int{sg[0], sg[0]}
 		}
@@ -115,7 +118,8 @@ func columns(s script, maxLen int, everyBreak bool) [][2]int {
 // vstyle is how a block of vertical Japanese is set.
 type vstyle struct {
 	Face     font.Face
-	Size     float64 // em in pixels
+	Kanji    font.Face // for kanji when set: the "antique" style, gothic kanji among mincho kana
+	Size     float64   // em in pixels
 	Ruby     font.Face
 	RubySize float64
 	Pitch    float64 // advance from one character to the next, down a column
@@ -179,7 +183,11 @@ func setVertical(s script, cols [][2]int, st vstyle) *image.Alpha {
 			y0 += (float64(maxCells) - float64(len(colCells[ci]))) * st.Pitch / 2
 		}
 		for k, cl := range colCells[ci] {
-			drawCell(dst, st.Face, cl, x, y0+float64(k)*st.Pitch, st.Size)
+			face := st.Face
+			if st.Kanji != nil && unicode.Is(unicode.Han, cl.glyphs[0]) {
+				face = st.Kanji
+			}
+			drawCell(dst, face, cl, x, y0+float64(k)*st.Pitch, st.Size)
 		}
 		// Furigana beside the kanji runs of this column.
 		for _, rb := range s.Rubies {
