@@ -3,8 +3,10 @@
 // It generates annotated pages with internal/testkit/mangapage (or reads annotated pages from
 // a directory), runs the real ocr engine on each through the public engine seam, with the
 // real OpenAI-compatible translator pointed at a local fake chat-completions server that
-// acts as an oracle (each block gets the known English of the annotated lettering closest to
-// it), and reports, for dialogue (every annotated kind but "sfx"):
+// acts as an oracle: each block gets the known English of the annotated lettering most similar
+// to it, or "" when nothing is similar enough (half its characters, or a fair part of one
+// balloon; see oracle.go). So the translator is perfect and what is measured is the engine.
+// It reports, for dialogue (every annotated kind but "sfx"):
 //
 //   - found and read: the fraction of bubbles whose best-overlapping transcript block (by
 //     intersection over union with the annotated box) reads with a character similarity of
@@ -25,7 +27,11 @@
 // Usage:
 //
 //	go run ./bench/mangaeval [-pages 24] [-seed 1] [-src auto,ja] [-lang ja|ko|zh-Hans|mix]
-//	    [-mode standard] [-dir annotated/] [-out results/] [-dump corpus/]
+//	    [-mode standard] [-dir annotated/] [-out results/] [-dump corpus/] [-engine reference]
+//
+// -engine reference replaces the ocr engine by one that answers from the annotations (it
+// erases the annotated ink and letters the known English in each balloon): the ceiling of the
+// metrics on a corpus, which shows what the harness itself loses.
 //
 // -dir evaluates real pages instead: every *.json file in the directory is an annotation in
 // this format (the one mangapage.WritePage writes, so -dump writes a generated corpus in it):

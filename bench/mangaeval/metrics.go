@@ -298,6 +298,24 @@ func surroundings(b mangapage.Bubble, page image.Rectangle) image.Rectangle {
 	return b.Box.Inset(-g).Intersect(page)
 }
 
+// localPaper samples the paper right around a bubble's lettering: the pixels of its box, grown
+// by a little, that are no part of its glyphs. Inside a balloon that is the balloon's white;
+// for text on the art, the white outline letterers give it, or the art it sits on.
+func localPaper(src image.Image, b mangapage.Bubble, mask *image.Alpha) []float64 {
+	pad := max(3, min(b.Box.Dx(), b.Box.Dy())/10)
+	r := b.Box.Inset(-pad).Intersect(src.Bounds())
+	var out []float64
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if (image.Point{x, y}).In(mask.Rect) && mask.Pix[mask.PixOffset(x, y)] > 0 {
+				continue
+			}
+			out = append(out, lum(src.At(x, y)))
+		}
+	}
+	return out
+}
+
 // scoreEmptying measures on out (the cleaned page, or the translated page when the engine
 // gives no cleaned one) how much of bubble b's ink on src is gone. out may be another size
 // than src.
@@ -322,16 +340,7 @@ func scoreEmptying(src, out image.Image, b mangapage.Bubble) emptying {
 			}
 		}
 	}
-	// Paper: the surroundings away from any ink of this bubble.
-	ring := surroundings(b, sb)
-	for y := ring.Min.Y; y < ring.Max.Y; y++ {
-		for x := ring.Min.X; x < ring.Max.X; x++ {
-			if (image.Point{x, y}).In(mask.Rect) && mask.Pix[mask.PixOffset(x, y)] > 0 {
-				continue
-			}
-			paperVals = append(paperVals, lum(src.At(x, y)))
-		}
-	}
+	paperVals = localPaper(src, b, mask)
 	e := emptying{InkPixels: len(inkPts)}
 	if len(inkPts) == 0 || len(paperVals) == 0 {
 		return e

@@ -228,6 +228,9 @@ func TestOracleLookup(t *testing.T) {
 		{Text: "俺の夢は世界一の剣士になることだ！", Translation: "My dream is to become the world's greatest swordsman!"},
 		{Text: "はい！", Translation: "Yes!"},
 		{Text: "ドドド", Kind: mangapage.KindSFX, Translation: "RUMBLE"},
+		{Text: "ドン", Kind: mangapage.KindSFX, Translation: "BOOM"},
+		{Text: "別に。", Translation: "Not really."},
+		{Text: "山田くん、ちょっといい？", Translation: "Yamada, got a minute?"},
 	})
 	for _, c := range []struct{ src, want string }{
 		{"俺の夢は世界一の剣士になることだ!", "My dream is to become the world's greatest swordsman!"},
@@ -239,6 +242,14 @@ func TestOracleLookup(t *testing.T) {
 		{"  ", ""},
 		{"！", ""},         // a lone mark is not the bubble it ends
 		{"NNN vg マッ", ""}, // noise
+		{"別 に", "Not really."},
+		{"ルン", ""},  // one kana in common with ドン
+		{"いい", ""},  // two kana that occur in a bubble
+		{"し た", ""}, // and two that do not
+		{"山田くん", "Yamada, got a minute?"},
+		{"ちよっと", "Yamada, got a minute?"}, // a third of the bubble, one misreading
+		{"ちよつと", ""},                      // two misreadings
+		{"っと", ""},                        // too little of it
 	} {
 		if got := o.lookup(c.src); got != c.want {
 			t.Errorf("lookup(%q) = %q, want %q", c.src, got, c.want)

@@ -1,18 +1,25 @@
 package main
 
 import (
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/vtsproject/vts/internal/testkit/llmfake"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
-// Oracle thresholds: a block gets a bubble's translation when its text is at least
-// oracleWhole similar to the whole bubble, or is (at least oracleFragment similar to) a part of
-// it of two characters or more, as when an engine reads one column of a balloon as a block.
+// Oracle thresholds. A block gets the translation of the annotated text most similar to it
+// (similarity = 1 - edit distance / the longer length) when that similarity is at least
+// oracleWhole. Failing that, a block of three characters or more that covers at least
+// oracleCover of some annotated text and matches part of it at least oracleFragment well gets
+// that text's translation, as when an engine reads one column of a balloon as a block of its
+// own. Blocks of one or two characters match only a text of the same letters (punctuation
+// aside): two kana in common with some bubble are chance, not a reading.
 const (
-	oracleWhole    = 0.3
-	oracleFragment = 0.7
+	oracleWhole    = 0.5
+	oracleFragment = 0.75
+	oracleCover    = 0.3
 )
 
 // oracle is a perfect translator for the page being evaluated: it answers each source block
@@ -73,20 +80,29 @@ func (o *oracle) lookup(s string) string {
 	if len(src) == 0 {
 		return ""
 	}
-	best, bestSim := -1, oracleWhole
+	best, bestSim := -1, 0.0
 	for i, b := range o.bubbles {
-		v := similarity(b.Text, s)
-		if len(src) == 1 && v < 1 {
-			continue // a lone character matches only itself
+		ref := normalize(b.Text)
+		var v float64
+		if len(src) <= 2 || len(ref) <= 2 {
+			if l := letters(src); l != "" && l == letters(ref) {
+				v = 1
+			}
+		} else {
+			v = 1 - float64(levenshtein(src, ref))/float64(max(len(src), len(ref)))
 		}
-		if v >= bestSim {
+		if v >= oracleWhole && v > bestSim {
 			best, bestSim = i, v
 		}
 	}
-	if best < 0 && len(src) >= 2 {
+	if best < 0 && len(src) >= 3 {
 		bestSim = oracleFragment
 		for i, b := range o.bubbles {
-			if v := fragmentSimilarity(normalize(b.Text), src); v >= bestSim {
+			ref := normalize(b.Text)
+			if float64(len(src)) < oracleCover*float64(len(ref)) {
+				continue
+			}
+			if v := fragmentSimilarity(ref, src); v >= bestSim {
 				best, bestSim = i, v
 			}
 		}
@@ -95,4 +111,15 @@ func (o *oracle) lookup(s string) string {
 		return ""
 	}
 	return o.bubbles[best].Translation
+}
+
+// letters is s without punctuation and symbols.
+func letters(s []rune) string {
+	var b strings.Builder
+	for _, r := range s {
+		if !unicode.IsPunct(r) && !unicode.IsSymbol(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

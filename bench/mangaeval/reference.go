@@ -124,20 +124,11 @@ func encode(img image.Image, format string) ([]byte, error) {
 
 // paperColour is the median colour around a bubble's lettering.
 func paperColour(src image.Image, b mangapage.Bubble) color.Color {
-	ring := surroundings(b, src.Bounds())
-	var vals []float64
-	for y := ring.Min.Y; y < ring.Max.Y; y++ {
-		for x := ring.Min.X; x < ring.Max.X; x++ {
-			if !(image.Point{x, y}).In(b.Box) {
-				vals = append(vals, lum(src.At(x, y)))
-			}
-		}
-	}
+	vals := localPaper(src, b, inkMask(src, b))
 	if len(vals) == 0 {
 		return color.White
 	}
-	v := uint8(math.Round(median(vals)))
-	return color.Gray{Y: v}
+	return color.Gray{Y: uint8(math.Round(median(vals)))}
 }
 
 func inkColour(paper color.Color) color.Color {
