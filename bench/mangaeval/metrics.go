@@ -214,8 +214,8 @@ func wordsFound(want, got []string) int {
 }
 
 // Emptying thresholds. A source-ink pixel counts as cleared when the output there is closer to
-// the bubble's paper than clearFraction of the way from paper to ink: with black ink on white,
-// lighter than about 60 % grey. A bubble is emptied when emptiedFraction of its ink pixels are
+// the paper around the glyphs (see localPaper) than clearFraction of the way from that paper
+// to the ink: with black ink on white, lighter than about 60 % grey. A bubble is emptied when emptiedFraction of its ink pixels are
 // cleared: a few stray pixels of antialiasing or a neighbouring outline do not fail it, a
 // leftover character (a few percent of a balloon's ink) does.
 const (
@@ -298,19 +298,51 @@ func surroundings(b mangapage.Bubble, page image.Rectangle) image.Rectangle {
 	return b.Box.Inset(-g).Intersect(page)
 }
 
-// localPaper samples the paper right around a bubble's lettering: the pixels of its box, grown
-// by a little, that are no part of its glyphs. Inside a balloon that is the balloon's white;
-// for text on the art, the white outline letterers give it, or the art it sits on.
+// paperRing is how far from a glyph the paper around it is sampled, in pixels.
+const paperRing = 3
+
+// localPaper samples the paper right around a bubble's lettering: the pixels no part of a
+// glyph within paperRing pixels of one. Inside a balloon that is the balloon's white; for text
+// on the art, the white outline letterers give it, or the art itself when it has none.
 func localPaper(src image.Image, b mangapage.Bubble, mask *image.Alpha) []float64 {
-	pad := max(3, min(b.Box.Dx(), b.Box.Dy())/10)
-	r := b.Box.Inset(-pad).Intersect(src.Bounds())
-	var out []float64
+	r := mask.Rect.Inset(-paperRing).Intersect(src.Bounds())
+	w, h := r.Dx(), r.Dy()
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	// Square dilation of the glyphs (coverage ≥ 50 %) by paperRing, separably.
+	ink := make([]bool, w*h)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			if (image.Point{x, y}).In(mask.Rect) && mask.Pix[mask.PixOffset(x, y)] > 0 {
+			if (image.Point{x, y}).In(mask.Rect) && mask.Pix[mask.PixOffset(x, y)] >= 128 {
+				ink[(y-r.Min.Y)*w+x-r.Min.X] = true
+			}
+		}
+	}
+	near := make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			for dx := -paperRing; dx <= paperRing; dx++ {
+				if xx := x + dx; xx >= 0 && xx < w && ink[y*w+xx] {
+					near[y*w+x] = true
+					break
+				}
+			}
+		}
+	}
+	var out []float64
+	for y := range h {
+		for x := range w {
+			px, py := r.Min.X+x, r.Min.Y+y
+			if (image.Point{px, py}).In(mask.Rect) && mask.Pix[mask.PixOffset(px, py)] > 0 {
 				continue
 			}
-			out = append(out, lum(src.At(x, y)))
+			for dy := -paperRing; dy <= paperRing; dy++ {
+				if yy := y + dy; yy >= 0 && yy < h && near[yy*w+x] {
+					out = append(out, lum(src.At(px, py)))
+					break
+				}
+			}
 		}
 	}
 	return out

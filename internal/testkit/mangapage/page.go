@@ -230,7 +230,13 @@ func (g *generator) size() {
 	case "ko":
 		g.s = math.Max(15*f, float64(g.rw)*uniform(g.rng, 0.024, 0.032))
 	default:
-		g.s = math.Max(13*f, float64(g.rw)*uniform(g.rng, 0.018, 0.026))
+		// Thin mincho strokes need a few more pixels than gothic ones to survive a phone
+		// screen.
+		least := 13.0
+		if strings.Contains(g.faceName, "Mincho") || strings.Contains(g.faceName, "Serif") {
+			least = 15
+		}
+		g.s = math.Max(least*f, float64(g.rw)*uniform(g.rng, 0.018, 0.026))
 	}
 }
 
@@ -638,7 +644,12 @@ func (g *generator) finish(seed int64) (Page, error) {
 			m = affine{A: m.A * scale, B: m.B * scale, C: m.C, D: m.D * scale, E: m.E * scale, F: m.F}
 		}
 		if rng.Float64() < 0.6 {
-			d.Blur = uniform(rng, 0.3, 1.1)
+			// A shrunk or small page is soft already.
+			most := 1.1
+			if g.rw != g.w || g.w < 1000 {
+				most = 0.6
+			}
+			d.Blur = uniform(rng, 0.3, most)
 		}
 		d.Noise = uniform(rng, 0, 7)
 		d.Ink = uniform(rng, 0, 45)
