@@ -13,6 +13,7 @@ require (
 	go.temporal.io/sdk v1.50.0
 	gocloud.dev v0.47.0
 	golang.org/x/image v0.47.0
+	golang.org/x/text v0.43.0
 	google.golang.org/genai v1.77.0
 )
 
@@ -73,7 +74,6 @@ require (
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
 	google.golang.org/api v0.297.0 // indirect

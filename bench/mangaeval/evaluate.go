@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/jpeg" // decodes translated JPEG pages
+	_ "image/png"  // decodes translated PNG pages
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "golang.org/x/image/webp" // decodes translated WebP pages
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
+)
+
+// evaluator runs the engine on pages and scores what comes back.
+type evaluator struct {
+	engine   engine.Engine
+	oracle   *oracle
+	mode     string
+	read     readBack
+	readBack bool
+	out      string
+	log      io.Writer
+	verbose  bool
+}
+
+// pageResult is one page translated from one source language, scored.
+type pageResult struct {
+	Name        string  `json:"name"`
+	Seed        int64   `json:"seed,omitempty"`
+	Src         string  `json:"src"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	Format      string  `json:"format"`
+	Notes       string  `json:"notes,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	Error       string  `json:"error,omitempty"`
+	Blocks      int     `json:"blocks"` // as the engine counts them
+	Transcript  bool    `json:"hasTranscript"`
+	Cleaned     bool    `json:"hasCleaned"`
+	ExtraBlocks int     `json:"extraBlocks"` // transcript blocks on no annotated lettering
+	// OracleCalls is how many translation requests the engine made.
+	OracleCalls int `json:"oracleCalls"`
+	// Oracle lists the blocks the engine sent for translation and the answers.
+	Oracle  []exchange         `json:"oracle"`
+	Bubbles []bubbleResult     `json:"bubbles"`
+	Engine  *engine.Transcript `json:"transcript,omitempty"`
+}
+
+type bubbleResult struct {
+	Kind        string         `json:"kind"`
+	Text        string         `json:"text"`
+	Translation string         `json:"translation"`
+	Box         mangapage.Rect `json:"box"`
+	Balloon     mangapage.Rect `json:"balloon"`
+	Scored      bool           `json:"scored"` // false for sound effects
+	Reading     reading        `json:"reading"`
+	WordsTotal  int            `json:"wordsTotal"`
+	WordsFound  int            `json:"wordsFound"`
+	ReadBack    string         `json:"readBack,omitempty"`
+	Emptying    emptying       `json:"emptying"`
+}
+
+func toRect(r image.Rectangle) mangapage.Rect {
+	return mangapage.Rect{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
+}
+
+// evaluate translates p from src to English and scores it. Engine failures are recorded in
+// the result; only the harness's own failures are returned.
+func (ev *evaluator) evaluate(ctx context.Context, p mangapage.Page, name, src string) (pageResult, error) {
+	b := p.Image.Bounds()
+	res := pageResult{Name: name, Seed: p.Seed, Src: src, Width: b.Dx(), Height: b.Dy(), Format: p.Format, Notes: p.Notes}
+	ev.oracle.set(p.Bubbles)
+	calls := ev.oracle.calls()
+	req := engine.Request{
+		Image: p.Encoded, Format: p.Format, Filename: name + "." + p.Format,
+		SourceLang: src, TargetLang: "en", Mode: ev.mode, Resolution: "original",
+	}
+	start := time.Now()
+	resp, err := ev.engine.Translate(ctx, req)
+	res.Seconds = time.Since(start).Seconds()
+	res.OracleCalls = ev.oracle.calls() - calls
+	res.Oracle = ev.oracle.take()
+
+	var out, cleaned image.Image
+	if err == nil {
+		out, _, err = image.Decode(bytes.NewReader(resp.Image))
+		if err != nil {
+			err = fmt.Errorf("decoding the translated page: %w", err)
+		}
+	}
+	if err == nil && resp.Cleaned != nil {
+		cleaned, _, err = image.Decode(bytes.NewReader(resp.Cleaned))
+		if err != nil {
+			err = fmt.Errorf("decoding the cleaned page: %w", err)
+		}
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	var tr *engine.Transcript
+	if resp != nil && err == nil {
+		res.Blocks = resp.Blocks
+		tr = resp.Transcript
+		res.Transcript = tr != nil
+		res.Cleaned = cleaned != nil
+		res.Engine = tr
+		res.ExtraBlocks = extraBlocks(p.Bubbles, tr, b)
+	}
+	if cleaned == nil {
+		cleaned = out
+	}
+	readings := scoreReading(p.Bubbles, tr, b)
+	for i, bb := range p.Bubbles {
+		br := bubbleResult{Kind: bb.Kind, Text: bb.Text, Translation: bb.Translation, Box: toRect(bb.Box), Balloon: toRect(bb.Balloon), Scored: bb.Dialogue(), Reading: readings[i]}
+		if br.Scored {
+			want := words(bb.Translation)
+			br.WordsTotal = len(want)
+			if out != nil && ev.readBack && len(want) > 0 {
+				crop := readCrop(balloonBoxes{Box: bb.Box, Balloon: bb.Balloon}, b, out.Bounds())
+				text, err := ev.read.read(ctx, out, crop)
+				if err != nil {
+					return res, err
+				}
+				br.ReadBack = text
+				br.WordsFound = wordsFound(want, words(text))
+			}
+			if cleaned != nil {
+				br.Emptying = scoreEmptying(p.Image, cleaned, bb)
+			}
+		}
+		if ev.verbose {
+			fmt.Fprintf(ev.log, "  %-7s %q read %q cer %.2f words %d/%d cleared %.2f\n", bb.Kind, bb.Text, br.Reading.Source, br.Reading.CER, br.WordsFound, br.WordsTotal, br.Emptying.Cleared)
+		}
+		res.Bubbles = append(res.Bubbles, br)
+	}
+	if ev.out != "" {
+		if err := ev.save(name, src, res, resp); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (ev *evaluator) save(name, src string, res pageResult, resp *engine.Response) error {
+	base := filepath.Join(ev.out, name+"."+src)
+	if resp != nil {
+		ext := map[string]string{"png": ".png", "jpeg": ".jpg", "webp": ".webp"}[resp.Format]
+		if err := os.WriteFile(base+".out"+ext, resp.Image, 0o644); err != nil {
+			return err
+		}
+		if resp.Cleaned != nil {
+			if err := os.WriteFile(base+".cleaned"+ext, resp.Cleaned, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the page report: %w", err)
+	}
+	return os.WriteFile(base+".result.json", append(data, '\n'), 0o644)
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
+)
+
+func TestLevenshtein(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 3},
+		{"", "abc", 3},
+		{"kitten", "sitting", 3},
+		{"田中先輩", "田中先生", 1},
+		{"なんだって", "なんだつて", 1},
+		{"abc", "cab", 2},
+	} {
+		if got := levenshtein([]rune(c.a), []rune(c.b)); got != c.want {
+			t.Errorf("levenshtein(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := levenshtein([]rune(c.b), []rune(c.a)); got != c.want {
+			t.Errorf("levenshtein(%q, %q) = %d, want %d", c.b, c.a, got, c.want)
+		}
+	}
+}
+
+func TestCER(t *testing.T) {
+	for _, c := range []struct {
+		ref, hyp string
+		want     float64
+	}{
+		{"なんだって！？", "なんだって!?", 0},      // full and half width are one character
+		{"ありがとう。", "ありがとう︒", 0},        // and so are the vertical presentation forms
+		{"遅刻しちゃう〜！", "遅 刻\nしちゃう〜！", 0}, // whitespace does not count
+		{"田中先輩", "田中先生", 0.25},
+		{"はい", "", 1},
+		{"はい", "ぜんぜんちがうもじれつ", 1}, // capped
+		{"", "", 0},
+		{"", "x", 1},
+	} {
+		if got := cer(c.ref, c.hyp); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("cer(%q, %q) = %v, want %v", c.ref, c.hyp, got, c.want)
+		}
+	}
+}
+
+func TestFragmentSimilarity(t *testing.T) {
+	ref := []rune("俺の夢は世界一の剣士になることだ！")
+	if got := fragmentSimilarity(ref, []rune("世界一の剣士に")); got != 1 {
+		t.Errorf("an exact column scores %v", got)
+	}
+	if got := fragmentSimilarity(ref, []rune("世界ーの剣土に")); math.Abs(got-5.0/7) > 1e-9 {
+		t.Errorf("a column with two misreadings scores %v, want 5/7", got)
+	}
+	if got := fragmentSimilarity(ref, []rune("ABC")); got != 0 {
+		t.Errorf("an unrelated fragment scores %v", got)
+	}
+}
+
+func rect(x, y, w, h int) engine.Rect { return engine.Rect{X: x, Y: y, W: w, H: h} }
+
+func TestMatchBlock(t *testing.T) {
+	box := image.Rect(100, 100, 200, 300)
+	blocks := []image.Rectangle{
+		image.Rect(500, 500, 600, 600), // elsewhere
+		image.Rect(190, 100, 260, 300), // grazes the box
+		image.Rect(110, 90, 210, 290),  // the bubble
+	}
+	if got := matchBlock(box, blocks); got != 2 {
+		t.Errorf("matchBlock = %d, want 2", got)
+	}
+	if got := matchBlock(box, blocks[:1]); got != -1 {
+		t.Errorf("matchBlock without overlap = %d, want -1", got)
+	}
+	// A transcript of the page rendered at half size is scaled back.
+	tr := &engine.Transcript{Width: 500, Height: 500, Blocks: []engine.TranscriptBlock{{Box: rect(50, 50, 50, 100)}}}
+	if got := blockBoxes(tr, image.Rect(0, 0, 1000, 1000)); !slices.Equal(got, []image.Rectangle{image.Rect(100, 100, 200, 300)}) {
+		t.Errorf("blockBoxes = %v", got)
+	}
+}
+
+func TestScoreReading(t *testing.T) {
+	page := image.Rect(0, 0, 1000, 1000)
+	bubbles := []mangapage.Bubble{
+		{Box: image.Rect(100, 100, 150, 300), Kind: mangapage.KindBubble, Text: "田中先輩、おはようございます！"},
+		{Box: image.Rect(400, 100, 450, 300), Kind: mangapage.KindBubble, Text: "ちょっと待って！"},
+		{Box: image.Rect(700, 100, 750, 300), Kind: mangapage.KindBubble, Text: "はい！"},
+	}
+	tr := &engine.Transcript{Blocks: []engine.TranscriptBlock{
+		{Box: rect(95, 98, 60, 205), Source: "田中先輩、おはよう ございます!"},
+		{Box: rect(400, 100, 50, 200), Source: "ちよつとネ寺"}, // 6 edits for 8 characters
+		{Box: rect(10, 900, 50, 50), Source: "ノイズ"},
+	}}
+	got := scoreReading(bubbles, tr, page)
+	want := []reading{
+		{Block: 0, Source: "田中先輩、おはよう ございます!", CER: 0, Read: true},
+		{Block: 1, Source: "ちよつとネ寺", CER: 6.0 / 8, Read: false},
+		{Block: -1, CER: 1},
+	}
+	for i := range want {
+		if got[i].Block != want[i].Block || got[i].Read != want[i].Read || math.Abs(got[i].CER-want[i].CER) > 1e-9 {
+			t.Errorf("bubble %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if n := extraBlocks(bubbles, tr, page); n != 1 {
+		t.Errorf("extraBlocks = %d, want 1", n)
+	}
+	// Without a transcript every bubble is missed.
+	for i, r := range scoreReading(bubbles, nil, page) {
+		if r.Block != -1 || r.CER != 1 || r.Read {
+			t.Errorf("bubble %d without transcript: %+v", i, r)
+		}
+	}
+}
+
+func TestWords(t *testing.T) {
+	if got, want := words("Don't worry. I'm with you, Tanaka-senpai!"), []string{"don", "worry", "with", "you", "tanaka", "senpai"}; !slices.Equal(got, want) {
+		t.Errorf("words = %q, want %q", got, want)
+	}
+	want := words("Not yet... It's not over yet!")
+	if n := wordsFound(want, words("NOT YET! over")); n != 3 {
+		t.Errorf("wordsFound = %d, want 3 (each read word counts once)", n)
+	}
+	if n := wordsFound(want, words("Not yet... It's not over yet!")); n != len(want) {
+		t.Errorf("wordsFound of the same text = %d, want %d", n, len(want))
+	}
+}
+
+// glyphPage is a 120×120 page with white paper (250) and a balloon whose lettering is four
+// black (20) bars, annotated with their exact mask.
+func glyphPage(paper, ink uint8) (*image.Gray, mangapage.Bubble) {
+	img := image.NewGray(image.Rect(0, 0, 120, 120))
+	for i := range img.Pix {
+		img.Pix[i] = paper
+	}
+	box := image.Rect(40, 30, 80, 90)
+	mask := image.NewAlpha(box)
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if (x-box.Min.X)%10 < 4 {
+				img.SetGray(x, y, color.Gray{ink})
+				mask.SetAlpha(x, y, color.Alpha{255})
+			}
+		}
+	}
+	return img, mangapage.Bubble{Box: box, Balloon: image.Rect(20, 10, 100, 110), Kind: mangapage.KindBubble, Ink: mask}
+}
+
+// erase returns src with the first frac of its ink rows painted v.
+func erase(src *image.Gray, b mangapage.Bubble, frac float64, v uint8) *image.Gray {
+	out := image.NewGray(src.Rect)
+	copy(out.Pix, src.Pix)
+	rows := int(float64(b.Box.Dy()) * frac)
+	for y := b.Box.Min.Y; y < b.Box.Min.Y+rows; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if b.Ink.AlphaAt(x, y).A > 0 {
+				out.SetGray(x, y, color.Gray{v})
+			}
+		}
+	}
+	return out
+}
+
+func TestScoreEmptying(t *testing.T) {
+	src, b := glyphPage(250, 20)
+	for _, c := range []struct {
+		name    string
+		out     image.Image
+		cleared float64
+		emptied bool
+	}{
+		{"untouched", src, 0, false},
+		{"erased", erase(src, b, 1, 250), 1, true},
+		{"a faint ghost left", erase(src, b, 1, 180), 1, true},
+		{"a dark ghost left", erase(src, b, 1, 120), 0, false},
+		{"half erased", erase(src, b, 0.5, 250), 0.5, false},
+		{"all but the last character", erase(src, b, 0.95, 250), 0.95, true},
+	} {
+		e := scoreEmptying(src, c.out, b)
+		if !e.Measured || math.Abs(e.Cleared-c.cleared) > 0.01 || e.Emptied != c.emptied {
+			t.Errorf("%s: %+v, want cleared %.2f emptied %v", c.name, e, c.cleared, c.emptied)
+		}
+		// The same from a mask derived from the pixels, as for pages annotated with boxes only.
+		nb := b
+		nb.Ink = nil
+		if d := scoreEmptying(src, c.out, nb); d.Emptied != e.Emptied || math.Abs(d.Cleared-e.Cleared) > 0.01 || d.InkPixels != e.InkPixels {
+			t.Errorf("%s without mask: %+v, with mask %+v", c.name, d, e)
+		}
+	}
+	// Measured on an output page twice the size.
+	big := image.NewGray(image.Rect(0, 0, 240, 240))
+	half := erase(src, b, 0.5, 250)
+	for y := range 240 {
+		for x := range 240 {
+			big.SetGray(x, y, half.GrayAt(x/2, y/2))
+		}
+	}
+	if e := scoreEmptying(src, big, b); math.Abs(e.Cleared-0.5) > 0.01 {
+		t.Errorf("on a 2× output: cleared %.2f, want 0.5", e.Cleared)
+	}
+	// White lettering on a black caption, cleaned to black.
+	dark, db := glyphPage(15, 240)
+	if e := scoreEmptying(dark, erase(dark, db, 1, 15), db); !e.Emptied {
+		t.Errorf("a cleaned dark caption: %+v", e)
+	}
+	if e := scoreEmptying(dark, dark, db); e.Emptied || e.Cleared != 0 {
+		t.Errorf("an untouched dark caption: %+v", e)
+	}
+	// Lettering without contrast cannot be measured.
+	flat, fb := glyphPage(200, 190)
+	if e := scoreEmptying(flat, flat, fb); e.Measured {
+		t.Errorf("a bubble without contrast was measured: %+v", e)
+	}
+}
+
+func TestOracleLookup(t *testing.T) {
+	o := &oracle{}
+	o.set([]mangapage.Bubble{
+		{Text: "俺の夢は世界一の剣士になることだ！", Translation: "My dream is to become the world's greatest swordsman!"},
+		{Text: "はい！", Translation: "Yes!"},
+		{Text: "ドドド", Kind: mangapage.KindSFX, Translation: "RUMBLE"},
+		{Text: "ドン", Kind: mangapage.KindSFX, Translation: "BOOM"},
+		{Text: "別に。", Translation: "Not really."},
+		{Text: "山田くん、ちょっといい？", Translation: "Yamada, got a minute?"},
+	})
+	for _, c := range []struct{ src, want string }{
+		{"俺の夢は世界一の剣士になることだ!", "My dream is to become the world's greatest swordsman!"},
+		{"俺の夢は世界ーの剣土になることだ", "My dream is to become the world's greatest swordsman!"}, // misread
+		{"世界一の剣士に", "My dream is to become the world's greatest swordsman!"},          // one column
+		{"はい！", "Yes!"},
+		{"ドドド", "RUMBLE"},
+		{"", ""},
+		{"  ", ""},
+		{"！", ""},         // a lone mark is not the bubble it ends
+		{"NNN vg マッ", ""}, // noise
+		{"別 に", "Not really."},
+		{"ルン", ""},  // one kana in common with ドン
+		{"いい", ""},  // two kana that occur in a bubble
+		{"し た", ""}, // and two that do not
+		{"山田くん", "Yamada, got a minute?"},
+		{"ちよっと", "Yamada, got a minute?"}, // a third of the bubble, one misreading
+		{"ちよつと", ""},                      // two misreadings
+		{"っと", ""},                        // too little of it
+	} {
+		if got := o.lookup(c.src); got != c.want {
+			t.Errorf("lookup(%q) = %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+func TestTally(t *testing.T) {
+	var tl tally
+	for i := 1; i <= 10; i++ {
+		tl.add(pageResult{Seconds: float64(i), Transcript: true, Bubbles: []bubbleResult{
+			{Scored: true, Reading: reading{CER: 0, Read: true}, WordsTotal: 4, WordsFound: 2, Emptying: emptying{Measured: true, Emptied: i%2 == 0}},
+			{Scored: true, Reading: reading{CER: 1}, WordsTotal: 2},
+			{Scored: false, Reading: reading{CER: 1}}, // a sound effect
+		}})
+	}
+	if tl.Bubbles != 20 || tl.Read != 10 || tl.meanCER() != 0.5 {
+		t.Errorf("bubbles %d read %d mean CER %v", tl.Bubbles, tl.Read, tl.meanCER())
+	}
+	if tl.WordsFound != 20 || tl.WordsTotal != 60 || tl.Emptied != 5 || tl.Measured != 10 {
+		t.Errorf("words %d/%d emptied %d/%d", tl.WordsFound, tl.WordsTotal, tl.Emptied, tl.Measured)
+	}
+	if tl.meanSeconds() != 5.5 || tl.percentile(90) != 9 || math.Abs(tl.pagesPerSecond()-10.0/55) > 1e-9 {
+		t.Errorf("mean %v p90 %v pages/s %v", tl.meanSeconds(), tl.percentile(90), tl.pagesPerSecond())
+	}
+	// A failed page's bubbles count as not emptied.
+	var f tally
+	f.add(pageResult{Error: "boom", Bubbles: []bubbleResult{{Scored: true, Reading: reading{CER: 1}}}})
+	if f.Failed != 1 || f.Measured != 1 || f.Emptied != 0 {
+		t.Errorf("failed page: %+v", f)
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// tally adds up the scores of dialogue bubbles.
+type tally struct {
+	Pages, Failed    int
+	Bubbles, Read    int
+	CER              float64 // sum over bubbles
+	WordsTotal       int
+	WordsFound       int
+	Measured         int // bubbles whose emptying could be measured
+	Emptied          int
+	Blocks, Extra    int
+	Seconds          []float64
+	Transcripts      int
+	CleanedResponses int
+}
+
+func (t *tally) add(r pageResult) {
+	t.Pages++
+	if r.Error != "" {
+		t.Failed++
+	}
+	t.Blocks += r.Blocks
+	t.Extra += r.ExtraBlocks
+	t.Seconds = append(t.Seconds, r.Seconds)
+	if r.Transcript {
+		t.Transcripts++
+	}
+	if r.Cleaned {
+		t.CleanedResponses++
+	}
+	for _, b := range r.Bubbles {
+		if !b.Scored {
+			continue
+		}
+		t.Bubbles++
+		t.CER += b.Reading.CER
+		if b.Reading.Read {
+			t.Read++
+		}
+		t.WordsTotal += b.WordsTotal
+		t.WordsFound += b.WordsFound
+		// A bubble that cannot be measured (no ink, no contrast) is not counted at all, but a
+		// page the engine failed on counts as not emptied.
+		if b.Emptying.Measured || r.Error != "" {
+			t.Measured++
+			if b.Emptying.Emptied {
+				t.Emptied++
+			}
+		}
+	}
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func (t tally) meanCER() float64 {
+	if t.Bubbles == 0 {
+		return 0
+	}
+	return t.CER / float64(t.Bubbles)
+}
+
+func (t tally) meanSeconds() float64 {
+	if len(t.Seconds) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, v := range t.Seconds {
+		s += v
+	}
+	return s / float64(len(t.Seconds))
+}
+
+// percentile is the nearest-rank p-th percentile of the page times.
+func (t tally) percentile(p float64) float64 {
+	if len(t.Seconds) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(t.Seconds))
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+func (t tally) pagesPerSecond() float64 {
+	total := 0.0
+	for _, v := range t.Seconds {
+		total += v
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(len(t.Seconds)) / total
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f %% (%d/%d)", 100*ratio(a, b), a, b)
+}
+
+// line is the one-line progress report of a page.
+func (r pageResult) line() string {
+	var t tally
+	t.add(r)
+	s := fmt.Sprintf("%4d×%-4d %-4s %5.1fs blocks %2d read %d/%d cer %.2f words %d/%d emptied %d/%d",
+		r.Width, r.Height, r.Format, r.Seconds, r.Blocks, t.Read, t.Bubbles, t.meanCER(), t.WordsFound, t.WordsTotal, t.Emptied, t.Measured)
+	if r.Error != "" {
+		s += " ERROR " + r.Error
+	}
+	return s
+}
+
+// markdown is the report: an overall table per source language, then one row per page.
+func markdown(what string, c config, results map[string][]pageResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Manga pages: %s engine, mode %s, to English\n\n", c.Engine, c.Mode)
+	fmt.Fprintf(&b, "%s; translator: the oracle (the known English of the closest annotated text, over the real OpenAI client). ", what)
+	b.WriteString("Scored: dialogue, captions and free text; sound effects are not.\n\n")
+	b.WriteString("| source | pages | bubbles | found & read (sim ≥ 0.5) | mean CER | English words read back | emptied (≥ 90 % of ink) | s/page mean | s/page p90 | pages/s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	var notes []string
+	for _, src := range c.Srcs {
+		var t tally
+		for _, r := range results[src] {
+			t.add(r)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %s | %s | %.2f | %.2f | %.2f |\n",
+			src, t.Pages, t.Bubbles, pct(t.Read, t.Bubbles), t.meanCER(), pct(t.WordsFound, t.WordsTotal),
+			pct(t.Emptied, t.Measured), t.meanSeconds(), t.percentile(90), t.pagesPerSecond())
+		if t.Failed > 0 {
+			notes = append(notes, fmt.Sprintf("%s: the engine failed on %d of %d pages (their bubbles count as missed).", src, t.Failed, t.Pages))
+		}
+		if t.Transcripts < t.Pages {
+			notes = append(notes, fmt.Sprintf("%s: %d of %d responses carry no transcript, so their bubbles count as not found (CER 1).", src, t.Pages-t.Transcripts, t.Pages))
+		}
+		if t.CleanedResponses < t.Pages {
+			notes = append(notes, fmt.Sprintf("%s: %d of %d responses carry no cleaned page; emptying was measured on the translated page.", src, t.Pages-t.CleanedResponses, t.Pages))
+		}
+		notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks; %d transcript blocks lay on no annotated lettering.", src, t.Blocks, t.Extra))
+	}
+	b.WriteString("\n")
+	for _, n := range notes {
+		fmt.Fprintf(&b, "- %s\n", n)
+	}
+	for _, src := range c.Srcs {
+		fmt.Fprintf(&b, "\n<details><summary>Per page, source %s</summary>\n\n", src)
+		b.WriteString("| page | size | format | bubbles | blocks | read | mean CER | words | emptied | s | drawn |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, r := range results[src] {
+			var t tally
+			t.add(r)
+			drawn := r.Notes
+			if r.Error != "" {
+				drawn = "ERROR: " + r.Error
+			}
+			fmt.Fprintf(&b, "| %s | %d×%d | %s | %d | %d | %d/%d | %.2f | %d/%d | %d/%d | %.2f | %s |\n",
+				r.Name, r.Width, r.Height, r.Format, t.Bubbles, r.Blocks, t.Read, t.Bubbles, t.meanCER(),
+				t.WordsFound, t.WordsTotal, t.Emptied, t.Measured, r.Seconds, strings.ReplaceAll(drawn, "|", "/"))
+		}
+		b.WriteString("\n</details>\n")
+	}
+	return b.String()
+}
