@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/ocr"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/testkit/llmfake"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
-	"github.com/vtsproject/vts/internal/translator"
 )
 
 // BenchmarkMangaEval runs the ocr engine on generated Japanese pages (seed 1, 2, … one per

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/testkit/llmfake"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
-	"github.com/vtsproject/vts/internal/translator"
 )
 
 // nullEngine hands the page back untouched and keeps no transcript.
@@ -92,10 +92,11 @@ func TestOracleOverTheWire(t *testing.T) {
 		{Text: "ちょっと待って！", Translation: "Wait a second!"},
 		{Text: "遅いぞ、健太。", Translation: "You're late, Kenta."},
 	})
-	got, err := c.Translate(context.Background(), "ja", "en", []string{"遅いぞ、健太", "", "ちよっと待って!", "???"}, "")
+	res, err := c.Translate(context.Background(), translator.Request{Src: "ja", Dst: "en", Texts: []string{"遅いぞ、健太", "", "ちよっと待って!", "???"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := res.Translations
 	if want := []string{"You're late, Kenta.", "", "Wait a second!", ""}; !slices.Equal(got, want) {
 		t.Errorf("oracle answered %q, want %q", got, want)
 	}

@@ -74,9 +74,9 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/ocr"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/testkit/llmfake"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
-	"github.com/vtsproject/vts/internal/translator"
 )
 
 func main() {

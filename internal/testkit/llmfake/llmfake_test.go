@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/translator"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 )
 
 // The service's real OpenAI client talks to the fake, which sees the blocks and answers them.
@@ -24,10 +24,11 @@ func TestRealClientRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Translate(context.Background(), "ja", "en", []string{"abc", "", "日本"}, "")
+	res, err := c.Translate(context.Background(), translator.Request{Src: "ja", Dst: "en", Texts: []string{"abc", "", "日本"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := res.Translations
 	if want := []string{"ABC!", "!", "日本!"}; !slices.Equal(got, want) {
 		t.Errorf("translations = %q, want %q", got, want)
 	}
@@ -72,7 +73,7 @@ func TestAnswerError(t *testing.T) {
 	srv := New(func(context.Context, Request) (string, error) { return "", errors.New("boom") })
 	defer srv.Close()
 	c, _ := translator.NewOpenAI(translator.OpenAIConfig{BaseURL: srv.URL, Model: "m"})
-	if _, err := c.Translate(context.Background(), "ja", "en", []string{"a"}, ""); err == nil {
+	if _, err := c.Translate(context.Background(), translator.Request{Src: "ja", Dst: "en", Texts: []string{"a"}}); err == nil {
 		t.Fatal("translation succeeded against a failing server")
 	}
 }
