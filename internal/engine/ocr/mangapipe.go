@@ -3,12 +3,14 @@ package ocr
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
@@ -70,7 +72,9 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 			return nil, err
 		}
 		detected := detectCJK(blocks, rs)
-		if lang == "ja" && detected == "ja" && mostlyVertical(blocks) {
+		// Vertical columns with kana are Japanese beyond doubt (Korean is not set vertically,
+		// and Chinese has no kana), however many shapes of art read as horizontal "lines".
+		if lang == "ja" && (detectCJK(verticalOnly(blocks, rs)) == "ja" || (detected == "ja" && mostlyVertical(blocks))) {
 			bestLang, readings = lang, rs
 			break
 		}
@@ -103,6 +107,18 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 // one of several lines. A lone shape may be art, and a page of art is returned unchanged.
 func (mp *cjkPage) looksLikeText() bool {
 	return len(mp.blocks) >= 2 || (len(mp.blocks) == 1 && len(mp.blocks[0].Lines) >= 2)
+}
+
+// verticalOnly keeps the vertical blocks and their readings.
+func verticalOnly(blocks []*textBlock, rs []reading) ([]*textBlock, []reading) {
+	var vb []*textBlock
+	var vr []reading
+	for i, b := range blocks {
+		if b.Vertical {
+			vb, vr = append(vb, b), append(vr, rs[i])
+		}
+	}
+	return vb, vr
 }
 
 // sameScript reports whether a detected script fits a language: Chinese text read by the
@@ -168,11 +184,14 @@ func mostlyVertical(blocks []*textBlock) bool {
 // order.
 func (e *Engine) readOriented(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, model func(vertical bool) string) ([]reading, error) {
 	out := make([]reading, len(blocks))
-	for _, vertical := range []bool{true, false} {
+	var wg sync.WaitGroup
+	var errs [2]error
+	// The two directions use different models, so they run as two processes at once.
+	for d, vertical := range []bool{true, false} {
 		var idx []int
 		var sel []*textBlock
 		for i, b := range blocks {
-			if b.Vertical == vertical {
+			if b.Vertical == vertical && worthReading(b) {
 				idx = append(idx, i)
 				sel = append(sel, b)
 			}
@@ -185,15 +204,35 @@ func (e *Engine) readOriented(ctx context.Context, pa *pageAnalysis, blocks []*t
 		if vertical {
 			psm = 5
 		}
-		rs, err := e.readBlocks(ctx, pa, sel, lang, psm)
-		if err != nil {
-			return nil, fmt.Errorf("reading lettering: %w", err)
-		}
-		for k, i := range idx {
-			out[i] = rs[k]
-		}
+		wg.Go(func() {
+			rs, err := e.readBlocks(ctx, pa, sel, lang, psm)
+			if err != nil {
+				errs[d] = fmt.Errorf("reading lettering: %w", err)
+				return
+			}
+			for k, i := range idx {
+				out[i] = rs[k]
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// worthReading leaves out what could never be lettered over (see translateCJK): outside a
+// bubble, a line of fewer than three characters, which on manga pages is nearly always art.
+func worthReading(b *textBlock) bool {
+	if b.Bubble != nil {
+		return true
+	}
+	chars := 0
+	for _, l := range b.Lines {
+		chars += max(1, (lineLength(l, b.Vertical)+b.Char/2)/b.Char)
+	}
+	return chars >= 3
 }
 
 // cleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
