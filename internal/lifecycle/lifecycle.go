@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -54,6 +55,7 @@ type Lifecycle struct {
 	parallelism int
 	log         *slog.Logger
 	hub         *Hub
+	queries     atomic.Int64
 }
 
 // New builds a lifecycle and starts its hub; Close stops it.
@@ -239,11 +241,28 @@ func (l *Lifecycle) Job(ctx context.Context, jobID string) (*store.Job, error) {
 	return j, err
 }
 
-// State is a job's state: the shared poller's latest while the job is watched in this process,
-// otherwise one fresh read.
+// State is a job's state, read through the job's shared poller (hub.Snapshot): however many
+// requests ask, the workflow answers one query per poll interval. When its state cannot be read
+// (Temporal is down, or the workflow keeps answering busy), the refusal is job.Unavailable.
 func (l *Lifecycle) State(ctx context.Context, jobID string) (job.Report, error) {
-	return l.hub.Snapshot(ctx, jobID)
+	st, err := l.hub.Snapshot(ctx, jobID)
+	var u *unavailableError
+	if errors.As(err, &u) {
+		return job.Report{}, &job.Refusal{Reason: job.Unavailable, RetryAfter: 5 * time.Second,
+			Message: "the job's state cannot be read right now; try again shortly"}
+	}
+	return st, err
 }
+
+// Queries counts the workflow state queries made so far; tests use it to prove that reads share
+// the poller.
+func (l *Lifecycle) Queries() int64 { return l.queries.Load() }
+
+// unavailableError is a state read that failed in Temporal, which trying again later may cure.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return "querying job state: " + e.err.Error() }
+func (e *unavailableError) Unwrap() error { return e.err }
 
 // Watch follows a job: the channel yields its state at once, then every change, and is closed
 // after a terminal state or when the job is gone. Call the returned function to stop watching.
@@ -259,13 +278,14 @@ func (l *Lifecycle) fetch(ctx context.Context, jobID string) (job.Report, error)
 	if rec.Terminal() {
 		return report(rec), nil
 	}
+	l.queries.Add(1)
 	resp, err := l.temporal.QueryWorkflow(ctx, job.WorkflowID(jobID), "", workflows.StateQuery)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			return report(rec), nil
 		}
-		return job.Report{}, fmt.Errorf("querying job state: %w", err)
+		return job.Report{}, &unavailableError{err}
 	}
 	var st job.Report
 	if err := resp.Get(&st); err != nil {
