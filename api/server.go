@@ -59,6 +59,9 @@ type Server struct {
 	Billing  Billing
 	// Heartbeat is how often a quiet SSE stream gets a comment line (15 s when zero).
 	Heartbeat time.Duration
+	// WriteIdle is how long one write of a download may wait for the client to read (a minute
+	// when zero).
+	WriteIdle time.Duration
 	Log       *slog.Logger
 	// Tokens verifies ID tokens when an identity provider is configured; with Identity nil, the
 	// server authorizes with Auth on these tokens and on API keys.

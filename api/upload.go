@@ -72,7 +72,10 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, err)
 		return
 	}
-	credits, err := s.Jobs.Start(r.Context(), form.Upload)
+	// The start outlives the request: a client that disconnects while the job starts must not cut
+	// the start short after Temporal took it, which would leave a reserved, running job whose pages
+	// the error path below had just discarded. The lifecycle bounds the start itself.
+	credits, err := s.Jobs.Start(context.WithoutCancel(r.Context()), form.Upload)
 	if err != nil {
 		// A refused job leaves neither its pages nor its Idempotency-Key behind.
 		s.Jobs.Discard(jobID)
