@@ -17,7 +17,6 @@ import (
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lifecycle"
-	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/web"
 )
@@ -25,7 +24,7 @@ import (
 // Jobs is the job lifecycle (internal/lifecycle): the API hands it uploads and asks it about jobs.
 // Its refusals are *job.Refusal and its unknown jobs job.ErrNotFound, which writeError answers.
 type Jobs interface {
-	Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error)
+	Admit(ctx context.Context, userID, key, jobID string) (lifecycle.Admission, error)
 	Release(userID, key, jobID string)
 	Discard(jobID string)
 	Start(ctx context.Context, up job.Upload) (credits int, err error)

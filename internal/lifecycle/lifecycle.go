@@ -90,21 +90,30 @@ type Replay struct{ Job *store.Job }
 
 func (e *Replay) Error() string { return "idempotent replay of job " + e.Job.ID }
 
+// Admission is what Admit learnt of the uploading user: the plan whose limits apply to the upload,
+// and the credits available now, which bound how many pages it can pay for.
+type Admission struct {
+	Plan      plans.Plan
+	Available int64
+}
+
 // Admit lets userID begin uploading jobID. It records the user; claims the upload's
 // Idempotency-Key, when key is set, so that a retry of an upload that became a job is answered
 // with that job (*Replay) even while it runs; and refuses, before any page is stored, a user with
 // no credit at all or at the plan's concurrent-job limit (the reservation remains the authority on
-// both). It answers the user's plan, whose limits apply to the upload. A refusal after the claim
+// both). It answers the user's plan, whose limits apply to the upload, and the credits available,
+// which the intake uses to refuse an upload before it streams pages it cannot pay for. A refusal after the claim
 // gives the key back.
-func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error) {
+func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (Admission, error) {
 	u, err := l.store.EnsureUser(ctx, userID)
 	if err != nil {
-		return plans.Plan{}, err
+		return Admission{}, err
 	}
 	plan := plans.MustLookup(u.Plan)
+	adm := Admission{Plan: plan, Available: u.Available()}
 	if key != "" {
 		if err := l.claim(ctx, userID, key, jobID); err != nil {
-			return plan, err
+			return adm, err
 		}
 	}
 	refusal, err := l.precheck(ctx, u, plan)
@@ -114,7 +123,7 @@ func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (plans
 	if err != nil && key != "" {
 		l.Release(userID, key, jobID)
 	}
-	return plan, err
+	return adm, err
 }
 
 // precheck refuses a user who could not start any job now.
