@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -234,8 +235,8 @@ func (h *Hub) finish(jobID string, f *feed) {
 	if h.feeds[jobID] == f {
 		delete(h.feeds, jobID)
 	}
-	if f.last == nil && f.err == nil {
-		f.readDone(errHubClosed) // no Snapshot waits for a read that will not come
+	if f.last == nil { // no Snapshot waits for a read that will not come
+		f.readDone(cmp.Or(f.err, errHubClosed))
 	}
 	for sub := range f.subs {
 		delete(f.subs, sub)
