@@ -432,10 +432,11 @@ func TestSSEThousandWatchersSharePoller(t *testing.T) {
 	gate := make(chan struct{})
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Gate: gate}, Parallelism: 1,
 		Configure: func(s *api.Server) {
-			// A thousand watchers from one address, as behind a proxy: the address limit is not
+			// A thousand watchers from one address, as behind a proxy: the address limits are not
 			// what this test is about.
 			l := api.DefaultLimits()
 			l.AddressBurst = 10000
+			l.StreamsPerAddress = 0
 			s.Limits = &l
 		}})
 	a := upload(t, env, "crowd", 2)

@@ -91,6 +91,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
+	closeStream, err := s.limits.openStream(r)
+	if err != nil {
+		writeError(w, r, s.Log, err)
+		return
+	}
+	defer closeStream()
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -235,8 +241,35 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, key, name, di
 	h.Set("ETag", strconv.Quote(fmt.Sprintf("%x-%x", rd.Size(), rd.ModTime().UnixNano())))
 	h.Set("Cache-Control", "private, max-age=3600")
 	h.Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(w, r, path.Base(name), rd.ModTime(), rd)
+	idle := s.WriteIdle
+	if idle <= 0 {
+		idle = defaultWriteIdle
+	}
+	rc := http.NewResponseController(w)
+	// The deadline is the connection's: it must not outlive this response on a kept-alive one.
+	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	http.ServeContent(&deadlineWriter{ResponseWriter: w, rc: rc, idle: idle}, r, path.Base(name), rd.ModTime(), rd)
 }
+
+// defaultWriteIdle is how long one write of a file or ZIP may wait for a client that does not
+// read: a client must take each 32 KB within it.
+const defaultWriteIdle = time.Minute
+
+// deadlineWriter moves the connection's write deadline before every write, so that a client that
+// stops reading a download (or reads it a trickle at a time) is cut off instead of holding its
+// connection, its blob reader and its goroutine for ever; a fast one downloads any size.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc   *http.ResponseController
+	idle time.Duration
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	_ = d.rc.SetWriteDeadline(time.Now().Add(d.idle))
+	return d.ResponseWriter.Write(p)
+}
+
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // mimeDisposition writes a Content-Disposition that survives any filename: an ASCII fallback and
 // the exact name in RFC 5987 encoding.

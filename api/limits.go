@@ -1,11 +1,13 @@
 package api
 
 import (
+	"fmt"
 	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vtsproject/vts/internal/ratelimit"
@@ -19,6 +21,9 @@ type Limits struct {
 	AddressBurst int
 	UserRate     float64 // requests per second per user
 	UserBurst    int
+	// StreamsPerAddress bounds the progress streams (SSE) one client address holds open at once;
+	// zero turns the bound off.
+	StreamsPerAddress int
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed; without them the
 	// client is the TCP peer, which a client cannot forge.
 	TrustedProxies []netip.Prefix
@@ -31,16 +36,43 @@ type Limits struct {
 // DefaultLimits are generous enough for a busy office behind one NAT address and for a script
 // uploading as fast as the plan's concurrency allows, and low enough to blunt a flood.
 func DefaultLimits() Limits {
-	return Limits{AddressRate: 50, AddressBurst: 500, UserRate: 20, UserBurst: 200}
+	return Limits{AddressRate: 50, AddressBurst: 500, UserRate: 20, UserBurst: 200, StreamsPerAddress: 64}
 }
 
 type limiters struct {
 	cfg            Limits
 	address, users *ratelimit.Limiter
+
+	mu      sync.Mutex
+	streams map[string]int // open progress streams per client address
+}
+
+// openStream takes one of r's client address's stream slots: the function it answers gives it
+// back; a client at its bound is refused with 429.
+func (l *limiters) openStream(r *http.Request) (func(), error) {
+	if l.cfg.StreamsPerAddress <= 0 {
+		return func() {}, nil
+	}
+	key := l.clientKey(r)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.streams[key] >= l.cfg.StreamsPerAddress {
+		return nil, &Error{Status: http.StatusTooManyRequests, Code: "too_many_streams", RetryAfter: 5,
+			Message: fmt.Sprintf("this address already holds %d open progress streams; close one, or poll GET /api/jobs/{jobId}", l.cfg.StreamsPerAddress),
+			Details: map[string]any{"limit": l.cfg.StreamsPerAddress}}
+	}
+	l.streams[key]++
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.streams[key]--; l.streams[key] <= 0 {
+			delete(l.streams, key)
+		}
+	}, nil
 }
 
 func newLimiters(l Limits) *limiters {
-	out := &limiters{cfg: l}
+	out := &limiters{cfg: l, streams: map[string]int{}}
 	if l.AddressRate > 0 {
 		out.address = ratelimit.New(l.AddressRate, l.AddressBurst, l.MaxKeys, l.Now)
 	}

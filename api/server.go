@@ -17,7 +17,6 @@ import (
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lifecycle"
-	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/web"
 )
@@ -25,7 +24,7 @@ import (
 // Jobs is the job lifecycle (internal/lifecycle): the API hands it uploads and asks it about jobs.
 // Its refusals are *job.Refusal and its unknown jobs job.ErrNotFound, which writeError answers.
 type Jobs interface {
-	Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error)
+	Admit(ctx context.Context, userID, key, jobID string) (lifecycle.Admission, error)
 	Release(userID, key, jobID string)
 	Discard(jobID string)
 	Start(ctx context.Context, up job.Upload) (credits int, err error)
@@ -59,6 +58,9 @@ type Server struct {
 	Billing  Billing
 	// Heartbeat is how often a quiet SSE stream gets a comment line (15 s when zero).
 	Heartbeat time.Duration
+	// WriteIdle is how long one write of a download may wait for the client to read (a minute
+	// when zero).
+	WriteIdle time.Duration
 	Log       *slog.Logger
 	// Tokens verifies ID tokens when an identity provider is configured; with Identity nil, the
 	// server authorizes with Auth on these tokens and on API keys.

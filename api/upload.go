@@ -47,6 +47,7 @@ type uploadForm struct {
 	job.Upload
 	largest        int64
 	plan           plans.Plan
+	available      int64  // the user's credits when admitted
 	idempotencyKey string // claimed for this upload
 }
 
@@ -72,7 +73,10 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, log, err)
 		return
 	}
-	credits, err := s.Jobs.Start(r.Context(), form.Upload)
+	// The start outlives the request: a client that disconnects while the job starts must not cut
+	// the start short after Temporal took it, which would leave a reserved, running job whose pages
+	// the error path below had just discarded. The lifecycle bounds the start itself.
+	credits, err := s.Jobs.Start(context.WithoutCancel(r.Context()), form.Upload)
 	if err != nil {
 		// A refused job leaves neither its pages nor its Idempotency-Key behind.
 		s.Jobs.Discard(jobID)
@@ -101,6 +105,12 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 			s.releaseUpload(claimed)
 		}
 	}()
+	// A credential that is refused whoever the body names is refused before the body is read.
+	if a, ok := s.Identity.(interface{ Authenticate(*http.Request) error }); ok {
+		if err := a.Authenticate(r); err != nil {
+			return nil, err
+		}
+	}
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
 		return nil, newError(http.StatusUnsupportedMediaType, "expected_multipart",
@@ -138,6 +148,9 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 				return nil, newError(http.StatusRequestEntityTooLarge, "too_many_files",
 					fmt.Sprintf("at most %d files can be uploaded in one request", plans.MaxFilesPerJob))
 			}
+			if err := f.affords(len(f.Pages)+1, seen); err != nil {
+				return nil, err // before this page is read
+			}
 			page, size, err := s.storePage(r.Context(), part, jobID, len(f.Pages), limit, &names)
 			if err != nil {
 				return nil, err
@@ -173,6 +186,9 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 				claimed = f
 			}
 			limit = f.plan.MaxFileBytes
+			if err := f.affords(len(f.Pages), seen); err != nil { // pages sent before userId
+				return nil, err
+			}
 		}
 	}
 	if f.UserID == "" {
@@ -184,7 +200,38 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	if f.largest > f.plan.MaxFileBytes { // pages that came before userId streamed under the largest limit
 		return nil, fileTooLarge(f.plan)
 	}
+	if err := f.affords(len(f.Pages), allFieldsSeen); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// allFieldsSeen stands for a whole form: its mode and resolution are final.
+var allFieldsSeen = map[string]bool{"mode": true, "resolution": true}
+
+// affords refuses an upload of an admitted user whose first pages already cost more credits than
+// the user has: the reservation would refuse it, so the intake stops before it reads (and stores)
+// the next page, rather than streaming up to 200 of them first. A mode or resolution that has not
+// arrived yet is taken at its cheapest, so that no upload the reservation would accept is refused;
+// the reservation stays the authority.
+func (f *uploadForm) affords(pages int, seen map[string]bool) error {
+	if f.UserID == "" || pages == 0 {
+		return nil
+	}
+	mode, res := f.Mode, f.Resolution
+	if !seen["mode"] {
+		mode = "fast" // the cheapest
+	}
+	if !seen["resolution"] {
+		res = "original" // the cheapest
+	}
+	need, err := plans.Cost(pages, mode, res)
+	if err != nil || int64(need) <= f.available {
+		return nil
+	}
+	return &job.Refusal{Reason: job.InsufficientCredits, CreditsNeeded: need, CreditsAvailable: f.available,
+		Message: fmt.Sprintf("%d page(s) in %s mode at %s resolution need at least %d credit(s); %d are available",
+			pages, mode, res, need, f.available)}
 }
 
 // checkUser authorizes the request for the form's user, then has the lifecycle admit the upload:
@@ -195,11 +242,11 @@ func (s *Server) checkUser(r *http.Request, f *uploadForm, key string) error {
 	if err := s.authorize(r, f.UserID); err != nil {
 		return err
 	}
-	plan, err := s.Jobs.Admit(r.Context(), f.UserID, key, f.JobID)
+	adm, err := s.Jobs.Admit(r.Context(), f.UserID, key, f.JobID)
 	if err != nil {
 		return err
 	}
-	f.plan, f.idempotencyKey = plan, key
+	f.plan, f.available, f.idempotencyKey = adm.Plan, adm.Available, key
 	return nil
 }
 

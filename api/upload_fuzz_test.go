@@ -20,6 +20,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/plans"
 )
 
@@ -33,14 +34,14 @@ type fuzzJobs struct {
 	bucket *blob.Bucket
 }
 
-func (fuzzJobs) Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error) {
+func (fuzzJobs) Admit(ctx context.Context, userID, key, jobID string) (lifecycle.Admission, error) {
 	switch {
 	case userID == "broke":
-		return plans.Free, &job.Refusal{Reason: job.InsufficientCredits, Message: "none"}
+		return lifecycle.Admission{Plan: plans.Free}, &job.Refusal{Reason: job.InsufficientCredits, Message: "none"}
 	case strings.HasPrefix(userID, "pro"):
-		return plans.Pro, nil
+		return lifecycle.Admission{Plan: plans.Pro, Available: 1000}, nil
 	}
-	return plans.Free, nil
+	return lifecycle.Admission{Plan: plans.Free, Available: plans.MaxFilesPerJob * 4}, nil
 }
 
 func (fuzzJobs) Release(userID, key, jobID string) {}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -37,6 +38,9 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	}
 	defer stopDB()
 	cfg.DatabaseURL = dbURL
+	if cfg, err = devInstance(ctx, cfg); err != nil {
+		return err
+	}
 	uiURL, stopTemporal, err := devTemporal(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -63,12 +67,41 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
     Temporal UI:  %s
     Database:     %s
     Files:        %s
+    Task queue:   %s
     Engines:      fast=%s standard=%s advanced=%s
   Ctrl-C stops everything.
 
-`, cfg.Addr, cfg.Addr, cfg.Addr, uiURL, redact(dbURL), cfg.BlobURL,
+`, cfg.Addr, cfg.Addr, cfg.Addr, uiURL, redact(dbURL), cfg.BlobURL, cfg.TaskQueue,
 		svc.Engines.Name("fast"), svc.Engines.Name("standard"), svc.Engines.Name("advanced"))
 	return serveAPI(ctx, svc)
+}
+
+// devInstance gives this `vts dev` its own task queue, unless VTS_TASK_QUEUE names one: the
+// configured queue's name (vts-translate) followed by a digest of what makes the instance: its
+// database (the PostgreSQL cluster's system identifier and the database's OID, which survive
+// restarts and port changes) and its blob storage. Two instances on one machine share the Temporal
+// dev server; with one fixed queue, one instance's worker would take the other's jobs and find
+// neither their records nor their pages. Two processes on the same database and storage are one
+// instance, and share the queue.
+func devInstance(ctx context.Context, cfg config.Config) (config.Config, error) {
+	if os.Getenv("VTS_TASK_QUEUE") != "" {
+		return cfg, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, cfg.DatabaseURL)
+	if err != nil {
+		return cfg, fmt.Errorf("connecting to %s: %w", redact(cfg.DatabaseURL), err)
+	}
+	defer conn.Close(ctx)
+	var system, oid string
+	if err := conn.QueryRow(cctx, `SELECT (SELECT system_identifier::text FROM pg_control_system()),
+		(SELECT oid::text FROM pg_database WHERE datname = current_database())`).Scan(&system, &oid); err != nil {
+		return cfg, fmt.Errorf("identifying the database: %w", err)
+	}
+	sum := sha256.Sum256([]byte(system + "/" + oid + "/" + cfg.BlobURL))
+	cfg.TaskQueue = cmp.Or(cfg.TaskQueue, "vts-translate") + "-" + hex.EncodeToString(sum[:6])
+	return cfg, nil
 }
 
 // devDatabase finds a PostgreSQL: DATABASE_URL, else the local server on 127.0.0.1:5432 (with a

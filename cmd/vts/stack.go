@@ -129,7 +129,7 @@ func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
 // rateLimits builds the API's rate limits from the configuration.
 func rateLimits(cfg config.Config) (api.Limits, error) {
 	l := api.Limits{AddressRate: cfg.RateAddressRPS, AddressBurst: cfg.RateAddressBurst,
-		UserRate: cfg.RateUserRPS, UserBurst: cfg.RateUserBurst}
+		UserRate: cfg.RateUserRPS, UserBurst: cfg.RateUserBurst, StreamsPerAddress: cfg.StreamsPerAddr}
 	for _, f := range strings.FieldsFunc(cfg.TrustedProxies, func(r rune) bool { return r == ',' || r == ' ' }) {
 		p, err := netip.ParsePrefix(f)
 		if err != nil {

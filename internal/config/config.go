@@ -70,6 +70,7 @@ type Config struct {
 	RateAddressBurst int     // VTS_RATE_ADDRESS_BURST (default 500)
 	RateUserRPS      float64 // VTS_RATE_USER_RPS (default 20)
 	RateUserBurst    int     // VTS_RATE_USER_BURST (default 200)
+	StreamsPerAddr   int     // VTS_STREAMS_PER_ADDRESS: open progress streams per client address (default 64)
 	TrustedProxies   string  // VTS_TRUSTED_PROXIES: CIDRs whose X-Forwarded-For names the client
 
 	LogLevel string // VTS_LOG_LEVEL: debug, info, warn, error
@@ -168,6 +169,9 @@ func FromEnv() (Config, error) {
 		return Config{}, err
 	}
 	if c.RateUserBurst, err = envInt("VTS_RATE_USER_BURST", 200); err != nil {
+		return Config{}, err
+	}
+	if c.StreamsPerAddr, err = envInt("VTS_STREAMS_PER_ADDRESS", 64); err != nil {
 		return Config{}, err
 	}
 	c.TrustedProxies = os.Getenv("VTS_TRUSTED_PROXIES")

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,12 +28,26 @@ type Hub struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	fetches atomic.Int64
+	// linger is how long a feed started or used by Snapshot keeps polling after its last read.
+	linger time.Duration
+	// readAttempts bounds how many failed reads Snapshot waits through before it reports the
+	// failure.
+	readAttempts int
 }
 
 type feed struct {
 	subs map[*subscription]struct{}
 	last *Update
+	// readUntil keeps the poller running for state reads (Snapshot) without a subscriber, so that
+	// a burst of reads shares it too.
+	readUntil time.Time
+	// read is closed and replaced after every read of the state, successful or not, so that
+	// Snapshot can wait for the next one; err is that read's failure.
+	read chan struct{}
+	err  error
 }
+
+var errHubClosed = errors.New("the job's state is no longer followed")
 
 // Update is one state of a job, numbered in the order its feed saw them.
 type Update struct {
@@ -63,7 +78,7 @@ type subscription struct {
 func newHub(fetch func(ctx context.Context, jobID string) (job.Report, error), log *slog.Logger) *Hub {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Hub{fetch: fetch, log: log, interval: 250 * time.Millisecond, maxWait: 5 * time.Second,
-		feeds: map[string]*feed{}, ctx: ctx, cancel: cancel}
+		feeds: map[string]*feed{}, ctx: ctx, cancel: cancel, linger: 2 * time.Second, readAttempts: 3}
 }
 
 // Close stops every poller.
@@ -87,12 +102,7 @@ func (h *Hub) Watchers(jobID string) int {
 func (h *Hub) Subscribe(jobID string) (<-chan Update, func()) {
 	sub := &subscription{ch: make(chan Update, 1)}
 	h.mu.Lock()
-	f, ok := h.feeds[jobID]
-	if !ok {
-		f = &feed{subs: map[*subscription]struct{}{}}
-		h.feeds[jobID] = f
-		go h.poll(jobID, f)
-	}
+	f := h.feedLocked(jobID)
 	f.subs[sub] = struct{}{}
 	if f.last != nil {
 		sub.ch <- *f.last
@@ -108,18 +118,57 @@ func (h *Hub) Subscribe(jobID string) (<-chan Update, func()) {
 	}
 }
 
-// Snapshot returns the job's state: the shared feed's last one when the job is being watched,
-// otherwise one fresh read.
+// feedLocked returns jobID's feed, starting its poller when there is none. h.mu is held.
+func (h *Hub) feedLocked(jobID string) *feed {
+	f, ok := h.feeds[jobID]
+	if !ok {
+		f = &feed{subs: map[*subscription]struct{}{}, read: make(chan struct{})}
+		h.feeds[jobID] = f
+		go h.poll(jobID, f)
+	}
+	return f
+}
+
+// Snapshot returns the job's state from its shared feed: the feed's last state when it has one,
+// else the first read of a feed it starts, which then keeps polling for a while so that the reads
+// that follow share it. A burst of reads of one job costs one state read per poll interval, not
+// one per request. A read that keeps failing (Temporal busy or down) is reported once the feed has
+// tried a few times; job.ErrNotFound once the job is gone.
 func (h *Hub) Snapshot(ctx context.Context, jobID string) (job.Report, error) {
 	h.mu.Lock()
-	if f, ok := h.feeds[jobID]; ok && f.last != nil {
-		st := f.last.Report
+	f := h.feedLocked(jobID)
+	f.readUntil = time.Now().Add(h.linger)
+	failures := 0
+	for {
+		if f.last != nil {
+			st := f.last.Report
+			h.mu.Unlock()
+			return st, nil
+		}
+		if f.err != nil {
+			if failures++; failures >= h.readAttempts || errors.Is(f.err, job.ErrNotFound) || h.feeds[jobID] != f {
+				err := f.err
+				h.mu.Unlock()
+				return job.Report{}, err
+			}
+		}
+		read := f.read
 		h.mu.Unlock()
-		return st, nil
+		select {
+		case <-ctx.Done():
+			return job.Report{}, ctx.Err()
+		case <-read:
+		}
+		h.mu.Lock()
 	}
-	h.mu.Unlock()
-	h.fetches.Add(1)
-	return h.fetch(ctx, jobID)
+}
+
+// readDone records the outcome of one read of f and wakes the Snapshots waiting for it. h.mu is
+// held.
+func (f *feed) readDone(err error) {
+	f.err = err
+	close(f.read)
+	f.read = make(chan struct{})
 }
 
 func (h *Hub) poll(jobID string, f *feed) {
@@ -132,16 +181,23 @@ func (h *Hub) poll(jobID string, f *feed) {
 		cancel()
 		switch {
 		case errors.Is(err, job.ErrNotFound):
+			h.mu.Lock()
+			f.readDone(err)
+			h.mu.Unlock()
 			h.finish(jobID, f)
 			return
 		case err != nil:
 			// A busy workflow or a passing outage: back off, keep the subscribers.
 			h.log.Debug("job state read failed; backing off", "job", jobID, "err", err, "wait", wait)
 			wait = min(wait*2, h.maxWait)
+			h.mu.Lock()
+			f.readDone(err)
+			h.mu.Unlock()
 		default:
 			wait = h.interval
 			raw, _ := json.Marshal(st)
 			h.mu.Lock()
+			f.readDone(nil)
 			if f.last == nil || !bytes.Equal(f.last.raw, raw) {
 				seq++
 				u := Update{Seq: seq, Report: st, raw: raw, json: &encoding{}}
@@ -157,7 +213,7 @@ func (h *Hub) poll(jobID string, f *feed) {
 			}
 		}
 		h.mu.Lock()
-		if len(f.subs) == 0 {
+		if len(f.subs) == 0 && time.Now().After(f.readUntil) {
 			delete(h.feeds, jobID)
 			h.mu.Unlock()
 			return
@@ -178,6 +234,9 @@ func (h *Hub) finish(jobID string, f *feed) {
 	defer h.mu.Unlock()
 	if h.feeds[jobID] == f {
 		delete(h.feeds, jobID)
+	}
+	if f.last == nil { // no Snapshot waits for a read that will not come
+		f.readDone(cmp.Or(f.err, errHubClosed))
 	}
 	for sub := range f.subs {
 		delete(f.subs, sub)

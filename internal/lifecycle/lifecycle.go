@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -54,6 +55,7 @@ type Lifecycle struct {
 	parallelism int
 	log         *slog.Logger
 	hub         *Hub
+	queries     atomic.Int64
 }
 
 // New builds a lifecycle and starts its hub; Close stops it.
@@ -88,21 +90,30 @@ type Replay struct{ Job *store.Job }
 
 func (e *Replay) Error() string { return "idempotent replay of job " + e.Job.ID }
 
+// Admission is what Admit learnt of the uploading user: the plan whose limits apply to the upload,
+// and the credits available now, which bound how many pages it can pay for.
+type Admission struct {
+	Plan      plans.Plan
+	Available int64
+}
+
 // Admit lets userID begin uploading jobID. It records the user; claims the upload's
 // Idempotency-Key, when key is set, so that a retry of an upload that became a job is answered
 // with that job (*Replay) even while it runs; and refuses, before any page is stored, a user with
 // no credit at all or at the plan's concurrent-job limit (the reservation remains the authority on
-// both). It answers the user's plan, whose limits apply to the upload. A refusal after the claim
+// both). It answers the user's plan, whose limits apply to the upload, and the credits available,
+// which the intake uses to refuse an upload before it streams pages it cannot pay for. A refusal after the claim
 // gives the key back.
-func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (plans.Plan, error) {
+func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (Admission, error) {
 	u, err := l.store.EnsureUser(ctx, userID)
 	if err != nil {
-		return plans.Plan{}, err
+		return Admission{}, err
 	}
 	plan := plans.MustLookup(u.Plan)
+	adm := Admission{Plan: plan, Available: u.Available()}
 	if key != "" {
 		if err := l.claim(ctx, userID, key, jobID); err != nil {
-			return plan, err
+			return adm, err
 		}
 	}
 	refusal, err := l.precheck(ctx, u, plan)
@@ -112,7 +123,7 @@ func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (plans
 	if err != nil && key != "" {
 		l.Release(userID, key, jobID)
 	}
-	return plan, err
+	return adm, err
 }
 
 // precheck refuses a user who could not start any job now.
@@ -239,11 +250,28 @@ func (l *Lifecycle) Job(ctx context.Context, jobID string) (*store.Job, error) {
 	return j, err
 }
 
-// State is a job's state: the shared poller's latest while the job is watched in this process,
-// otherwise one fresh read.
+// State is a job's state, read through the job's shared poller (hub.Snapshot): however many
+// requests ask, the workflow answers one query per poll interval. When its state cannot be read
+// (Temporal is down, or the workflow keeps answering busy), the refusal is job.Unavailable.
 func (l *Lifecycle) State(ctx context.Context, jobID string) (job.Report, error) {
-	return l.hub.Snapshot(ctx, jobID)
+	st, err := l.hub.Snapshot(ctx, jobID)
+	var u *unavailableError
+	if errors.As(err, &u) {
+		return job.Report{}, &job.Refusal{Reason: job.Unavailable, RetryAfter: 5 * time.Second,
+			Message: "the job's state cannot be read right now; try again shortly"}
+	}
+	return st, err
 }
+
+// Queries counts the workflow state queries made so far; tests use it to prove that reads share
+// the poller.
+func (l *Lifecycle) Queries() int64 { return l.queries.Load() }
+
+// unavailableError is a state read that failed in Temporal, which trying again later may cure.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return "querying job state: " + e.err.Error() }
+func (e *unavailableError) Unwrap() error { return e.err }
 
 // Watch follows a job: the channel yields its state at once, then every change, and is closed
 // after a terminal state or when the job is gone. Call the returned function to stop watching.
@@ -259,13 +287,14 @@ func (l *Lifecycle) fetch(ctx context.Context, jobID string) (job.Report, error)
 	if rec.Terminal() {
 		return report(rec), nil
 	}
+	l.queries.Add(1)
 	resp, err := l.temporal.QueryWorkflow(ctx, job.WorkflowID(jobID), "", workflows.StateQuery)
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			return report(rec), nil
 		}
-		return job.Report{}, fmt.Errorf("querying job state: %w", err)
+		return job.Report{}, &unavailableError{err}
 	}
 	var st job.Report
 	if err := resp.Get(&st); err != nil {

@@ -168,6 +168,8 @@ type Env struct {
 	Jobs     *lifecycle.Lifecycle
 	Engine   engine.Engine
 	Queue    string
+	// TemporalAddress is the frontend of the Temporal dev server the env runs on.
+	TemporalAddress string
 
 	log    *slog.Logger
 	worker sdkworker.Worker
@@ -236,7 +238,7 @@ func Start(t testing.TB, opts Options) *Env {
 		jobs.Close()
 	})
 	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
-		log: log}
+		TemporalAddress: devServer, log: log}
 	if !opts.NoWorker {
 		env.StartWorker(eng)
 	}
