@@ -245,15 +245,34 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		groups[find(i)] = append(groups[find(i)], blobs[i])
 	}
 	var out []*textBlock
+	var lettering []blob
 	for _, grp := range groups {
-		if tb := makeBlock(g, pruneThick(grp), pa, minChar, maxChar); tb != nil {
-			// A paper area that is mostly this lettering is its bubble; a much larger one is a
-			// panel's white or the gutter, where the text is free.
-			if filled.Area <= 8*area(tb.Box) && filled.Box.Dx() < g.Bounds().Dx()*9/10 {
-				tb.Bubble = filled
-			}
+		grp = pruneThick(grp)
+		if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
 			out = append(out, tb)
+			lettering = append(lettering, grp...)
 		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	// A paper area that is mostly lettering is a bubble; a much larger one is a panel's white
+	// or the gutter, where the text is free. A bubble holds one speech: columns set wider apart
+	// than the clustering joins are still one block, read and translated together.
+	var all image.Rectangle
+	for _, tb := range out {
+		all = all.Union(tb.Box)
+	}
+	if filled.Area > 8*area(all) || filled.Box.Dx() >= g.Bounds().Dx()*9/10 {
+		return out
+	}
+	if len(out) > 1 {
+		if tb := makeBlock(g, lettering, pa, minChar, maxChar); tb != nil {
+			out = []*textBlock{tb}
+		}
+	}
+	for _, tb := range out {
+		tb.Bubble = filled
 	}
 	return out
 }
