@@ -28,7 +28,15 @@ import (
 const (
 	ErrTypePermanentPage = "PermanentPageError"
 	ErrTypeRejected      = "ReservationRejected"
+	// ErrTypeZipSourceMissing: a file the archive lists is gone (the job was deleted); building
+	// it again cannot succeed.
+	ErrTypeZipSourceMissing = "ZipSourceMissing"
 )
+
+// HeartbeatInterval is how often a page's activity heartbeats while its engine works, from a
+// goroutine of its own, however long the engine's call takes: well inside the workflow's
+// heartbeat timeout (15 s), so that only a dead worker misses it.
+const HeartbeatInterval = 3 * time.Second
 
 // EngineSource finds the engine for a mode.
 type EngineSource interface {
@@ -141,7 +149,7 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	hbCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
-		t := time.NewTicker(5 * time.Second)
+		t := time.NewTicker(HeartbeatInterval)
 		defer t.Stop()
 		for {
 			select {
@@ -290,6 +298,9 @@ func (a *Activities) BuildZip(ctx context.Context, in BuildZipInput) (*BuildZipR
 func copyEntry(ctx context.Context, b *blob.Bucket, zw *zip.Writer, e ZipEntry) error {
 	r, err := b.NewReader(ctx, e.Key, nil)
 	if err != nil {
+		if blobstore.IsNotFound(err) {
+			return temporal.NewNonRetryableApplicationError("a file of the archive is gone", ErrTypeZipSourceMissing, err)
+		}
 		return fmt.Errorf("opening %s: %w", e.Key, err)
 	}
 	defer r.Close()
@@ -318,6 +329,27 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// RecordZipInput is the archive of a settled job, or why there is none.
+type RecordZipInput struct {
+	JobID   string
+	Key     string
+	Size    int64
+	Failure string // what the user reads when the archive could not be built
+}
+
+// RecordZipResult is empty; it exists so the signature can grow.
+type RecordZipResult struct{}
+
+// RecordZip records a settled job's archive, or its failure among the job's errors. It is
+// idempotent.
+func (a *Activities) RecordZip(ctx context.Context, in RecordZipInput) (*RecordZipResult, error) {
+	if err := a.Store.RecordZip(ctx, in.JobID, in.Key, in.Size, in.Failure); err != nil {
+		return nil, err
+	}
+	a.log(ctx, in.JobID).Info("zip recorded", "key", in.Key, "bytes", in.Size, "failure", in.Failure)
+	return &RecordZipResult{}, nil
 }
 
 // FinishJobInput is the job's outcome.

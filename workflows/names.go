@@ -20,4 +20,11 @@ const (
 	reserveCreditsActivity = "ReserveCredits"
 	// reserveLocalChange is the GetVersion change ID of moving the reservation to a local activity.
 	reserveLocalChange = "reserve-as-local-activity"
+	// waitPagesChange is the GetVersion change ID of waiting for cancelled pages to end.
+	waitPagesChange = "wait-for-cancelled-pages"
+	// settleFirstChange is the GetVersion change ID of settling before the ZIP is built.
+	settleFirstChange = "settle-before-zip"
+	// PageHeartbeatTimeout is how long a page's activity may go without a heartbeat before
+	// Temporal gives it to another worker; TranslatePage heartbeats every few seconds.
+	PageHeartbeatTimeout = 15 * time.Second
 )

@@ -125,7 +125,7 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		}
 		p := plans.MustLookup(u.Plan)
 		var active int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND status IN ('pending', 'processing')`,
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND `+activeJobs,
 			u.ID).Scan(&active); err != nil {
 			return fmt.Errorf("counting active jobs: %w", err)
 		}
@@ -322,10 +322,32 @@ func (s *Store) MarkExpired(ctx context.Context, id string) (bool, error) {
 	return tag.RowsAffected() == 1, nil
 }
 
-// ActiveJobs counts the user's pending and processing jobs.
+// RecordZip records the archive of a settled job, or, with failure set, appends failure to the
+// job's errors (once) so that the user reads why there is no ZIP. Credits are untouched: the job
+// was settled before its archive was built.
+func (s *Store) RecordZip(ctx context.Context, id, key string, size int64, failure string) error {
+	var err error
+	if failure == "" {
+		_, err = s.pool.Exec(ctx, `UPDATE jobs SET zip_key = $2, zip_size = $3 WHERE id = $1`, id, key, size)
+	} else {
+		e, _ := json.Marshal([]job.PageError{{Message: failure}})
+		_, err = s.pool.Exec(ctx, `UPDATE jobs SET errors = errors || $2::jsonb WHERE id = $1 AND NOT errors @> $2::jsonb`, id, e)
+	}
+	if err != nil {
+		return fmt.Errorf("recording zip of job %s: %w", id, err)
+	}
+	return nil
+}
+
+// activeJobs is the condition of a job that holds one of its user's concurrent-job slots: not
+// yet settled, and not deleted. A deleted job's workflow may still be winding down (or waiting
+// for Temporal to come back to be cancelled), but the user no longer has it.
+const activeJobs = `status IN ('pending', 'processing') AND deleted_at IS NULL`
+
+// ActiveJobs counts the user's pending and processing jobs that are not deleted.
 func (s *Store) ActiveJobs(ctx context.Context, userID string) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND status IN ('pending', 'processing')`, userID).Scan(&n)
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND `+activeJobs, userID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("counting active jobs: %w", err)
 	}
