@@ -49,6 +49,8 @@ type Activities struct {
 	Bucket  *blob.Bucket
 	Engines EngineSource
 	Log     *slog.Logger
+	// Temporal is the reconciler's view of the workflows; only Reconcile needs it.
+	Temporal WorkflowControl
 }
 
 func (a *Activities) log(ctx context.Context, jobID string) *slog.Logger {

@@ -27,4 +27,9 @@ const (
 	// PageHeartbeatTimeout is how long a page's activity may go without a heartbeat before
 	// Temporal gives it to another worker; TranslatePage heartbeats every few seconds.
 	PageHeartbeatTimeout = 15 * time.Second
+	// ReconcileScheduleID is the Temporal Schedule that runs Reconcile; its runs are
+	// reconcile-<time>.
+	ReconcileScheduleID = "vts-reconcile"
+	// DefaultReconcileEvery is how often the schedule runs Reconcile by default.
+	DefaultReconcileEvery = 10 * time.Minute
 )

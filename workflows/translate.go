@@ -255,6 +255,7 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report
 	err := workflow.ExecuteActivity(actx, a.FinishJob, activities.FinishJobInput{Finish: job.Outcome{
 		JobID: j.in.JobID, Status: status, PagesDone: translated, Progress: j.state.Progress, Results: j.state.Results,
 		Errors: j.state.Errors, ZipKey: zip.Key, ZipSize: zip.Size, FinishedAt: workflow.Now(dctx),
+		ZipPending: settleFirst && status == job.Completed,
 	}}).Get(dctx, &settled)
 	if err != nil {
 		return nil, fmt.Errorf("settling job: %w", err)

@@ -106,6 +106,10 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
 	}
+	if err := svc.scheduleReconcile(ctx); err != nil {
+		w.Stop()
+		return err
+	}
 	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)
 	<-ctx.Done()
 	w.Stop()

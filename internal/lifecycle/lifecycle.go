@@ -16,6 +16,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/activities"
@@ -392,5 +393,36 @@ func CancelDeleted(ctx context.Context, c client.Client, jobID string) error {
 	if err != nil && !errors.As(err, &nf) {
 		return fmt.Errorf("cancelling job %s: %w", jobID, err)
 	}
+	return nil
+}
+
+// ScheduleReconcile makes sure the Temporal Schedule workflows.ReconcileScheduleID runs the
+// Reconcile workflow every interval (workflows.DefaultReconcileEvery when zero) on the
+// lifecycle's task queue, leaving alone anything younger than grace. It is idempotent: an
+// existing schedule is updated to the interval and grace given. Operators see it, pause it or
+// trigger it in the Temporal UI's Schedules page.
+func (l *Lifecycle) ScheduleReconcile(ctx context.Context, every, grace time.Duration) error {
+	if every <= 0 {
+		every = workflows.DefaultReconcileEvery
+	}
+	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}}
+	action := &client.ScheduleWorkflowAction{ID: "reconcile", Workflow: workflows.Reconcile,
+		Args: []any{workflows.ReconcileInput{Grace: grace}}, TaskQueue: l.queue}
+	sc := l.temporal.ScheduleClient()
+	_, err := sc.Create(ctx, client.ScheduleOptions{ID: workflows.ReconcileScheduleID, Spec: spec, Action: action,
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		err = sc.GetHandle(ctx, workflows.ReconcileScheduleID).Update(ctx, client.ScheduleUpdateOptions{
+			DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+				s := in.Description.Schedule
+				s.Spec, s.Action = &spec, action
+				return &client.ScheduleUpdate{Schedule: &s}, nil
+			},
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("scheduling the reconciler: %w", err)
+	}
+	l.log.Info("reconciler scheduled", "schedule", workflows.ReconcileScheduleID, "every", every, "grace", grace)
 	return nil
 }

@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
+	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/job"
@@ -242,7 +245,10 @@ func TestKilledWorkerPagesRetriedElsewhere(t *testing.T) {
 	env.AbandonWorker()
 	died := time.Now()
 	env.StartWorker(&testengine.Engine{})
-	waitFor(t, func() bool { return settled(t, env, a.JobID) })
+	waitFor(t, func() bool {
+		j, _ := env.Store.GetJob(ctx, a.JobID)
+		return j.Terminal()
+	})
 	t.Logf("job done %s after its worker died (page heartbeat timeout %s)", time.Since(died).Round(time.Millisecond),
 		workflows.PageHeartbeatTimeout)
 	j, _ := env.Store.GetJob(ctx, a.JobID)
@@ -274,4 +280,125 @@ func TestKilledWorkerPagesRetriedElsewhere(t *testing.T) {
 		t.Fatalf("%d TranslatePage activities scheduled", seen)
 	}
 	close(eng.release)
+}
+
+// The reconciler (issue 10, items 7, 8 and 9) settles a reservation whose workflow an operator
+// terminated, re-arms an expiry that was lost, and deletes the blobs an API crash left with no
+// job; it reports each in its result. Before it, nothing settled the terminated job: the test
+// checks that state first. Two more passes at once find nothing more to do and change no
+// balance.
+func TestReconcilerSettlesReArmsAndCleans(t *testing.T) {
+	eng := &holdEngine{release: make(chan struct{})}
+	env := apitest.Start(t, apitest.Options{Engine: eng, Parallelism: 2})
+	ctx := context.Background()
+
+	// A job that completed, whose expiry was lost and whose retention is over.
+	close(eng.release)
+	done := upload(t, env, "expiring", pages(2)...)
+	waitFor(t, func() bool {
+		j, _ := env.Store.GetJob(ctx, done.JobID)
+		return j.ZipKey != ""
+	})
+	waitFor(t, func() bool {
+		return env.Temporal.TerminateWorkflow(ctx, job.ExpiryWorkflowID(done.JobID), "", "lost") == nil
+	})
+	if _, err := env.Store.Pool().Exec(ctx, `UPDATE jobs SET expires_at = now() - interval '1 minute' WHERE id = $1`, done.JobID); err != nil {
+		t.Fatal(err)
+	}
+
+	// A running job that an operator terminates.
+	env.StopWorker()
+	held := &holdEngine{release: make(chan struct{})}
+	env.StartWorker(held)
+	a := upload(t, env, "terminated", pages(3)...)
+	waitFor(t, func() bool { return held.started.Load() == 2 })
+	if err := env.Temporal.TerminateWorkflow(ctx, job.WorkflowID(a.JobID), "", "operator"); err != nil {
+		t.Fatal(err)
+	}
+	close(held.release)
+	if settled(t, env, a.JobID) {
+		t.Fatal("the terminated job settled by itself")
+	}
+	if n, _ := env.Store.ActiveJobs(ctx, "terminated"); n != 1 {
+		t.Fatalf("%d active jobs before reconciling", n)
+	}
+
+	// The pages of an upload the API crashed under: no job owns them.
+	orphan := "00000000-0000-4000-8000-" + fmt.Sprintf("%012d", time.Now().UnixNano()%1e12)
+	if err := env.Bucket.WriteAll(ctx, job.InputKey(orphan, 0, "png"), apitest.PNG(t, 4, 4, 1), nil); err != nil {
+		t.Fatal(err)
+	}
+
+	reconcile := func() *activities.ReconcileResult {
+		run, err := env.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: env.Queue},
+			workflows.Reconcile, workflows.ReconcileInput{Grace: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res activities.ReconcileResult
+		if err := run.Get(ctx, &res); err != nil {
+			t.Fatal(err)
+		}
+		return &res
+	}
+	res := reconcile()
+	t.Logf("reconciled: %+v", res)
+	if !slices.Contains(res.Settled, a.JobID) || !slices.Contains(res.Expired, done.JobID) ||
+		!slices.Contains(res.OrphanJobs, orphan) || res.OrphanBlobs != 1 {
+		t.Fatalf("reconcile result %+v", res)
+	}
+	j, _ := env.Store.GetJob(ctx, a.JobID)
+	if j.Status != job.Failed || j.CreditsCharged != 0 || j.CreditsRefunded != 3 {
+		t.Fatalf("terminated job: status %s, charged %d, refunded %d", j.Status, j.CreditsCharged, j.CreditsRefunded)
+	}
+	if n, _ := env.Store.ActiveJobs(ctx, "terminated"); n != 0 {
+		t.Fatalf("%d active jobs after reconciling", n)
+	}
+	if al, _ := env.Balance("terminated"); al != 10 {
+		t.Fatalf("allowance %d, want 10", al)
+	}
+	waitFor(t, func() bool {
+		j, _ := env.Store.GetJob(ctx, done.JobID)
+		return j.ExpiredAt != nil && env.Blobs(done.JobID) == 0
+	})
+	waitFor(t, func() bool { return env.Blobs(a.JobID) == 0 })
+	if env.Blobs(orphan) != 0 {
+		t.Fatal("the orphan's blobs are still there")
+	}
+
+	// Two more passes at once: nothing left to do, nothing charged or refunded twice.
+	results := make(chan *activities.ReconcileResult, 2)
+	for range 2 {
+		go func() { results <- reconcile() }()
+	}
+	for range 2 {
+		if r := <-results; len(r.Settled)+len(r.Cancelled)+len(r.Expired)+len(r.OrphanJobs) != 0 {
+			t.Fatalf("a repeated pass acted again: %+v", r)
+		}
+	}
+	if al, _ := env.Balance("terminated"); al != 10 {
+		t.Fatalf("allowance %d after repeated passes, want 10", al)
+	}
+	env.Balance("expiring")
+}
+
+// The reconciler's schedule is created once and updated in place: visible under its ID, as the
+// Temporal UI's Schedules page shows it.
+func TestReconcileSchedule(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{NoWorker: true})
+	ctx := context.Background()
+	for _, every := range []time.Duration{10 * time.Minute, 7 * time.Minute} {
+		if err := env.Jobs.ScheduleReconcile(ctx, every, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := env.Temporal.ScheduleClient().GetHandle(ctx, workflows.ReconcileScheduleID)
+	t.Cleanup(func() { _ = h.Delete(context.Background()) })
+	d, err := h.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv := d.Schedule.Spec.Intervals; len(iv) != 1 || iv[0].Every != 7*time.Minute {
+		t.Fatalf("schedule intervals %+v", iv)
+	}
 }

@@ -251,9 +251,13 @@ func (s *Store) FinishJob(ctx context.Context, f job.Outcome) (*Settlement, erro
 		if f.ZipKey != "" {
 			zipKey = f.ZipKey
 		}
+		status := f.Status
+		if f.ZipPending {
+			status = j.Status // completed once RecordZip has run
+		}
 		_, err = tx.Exec(ctx, `UPDATE jobs SET status = $2, progress = $3, results = $4, errors = $5, zip_key = $6,
 			zip_size = $7, credits_charged = $8, credits_refunded = $9, allowance_lapsed = $10, settled_at = now(),
-			completed_at = $11, expires_at = $12 WHERE id = $1`, j.ID, f.Status, f.Progress, results, errs, zipKey,
+			completed_at = $11, expires_at = $12 WHERE id = $1`, j.ID, status, f.Progress, results, errs, zipKey,
 			f.ZipSize, charged, refund, lapsed, f.FinishedAt, out.ExpiresAt)
 		if err != nil {
 			return fmt.Errorf("recording outcome: %w", err)
@@ -322,16 +326,17 @@ func (s *Store) MarkExpired(ctx context.Context, id string) (bool, error) {
 	return tag.RowsAffected() == 1, nil
 }
 
-// RecordZip records the archive of a settled job, or, with failure set, appends failure to the
-// job's errors (once) so that the user reads why there is no ZIP. Credits are untouched: the job
-// was settled before its archive was built.
+// RecordZip records the archive of a settled job and marks it completed, or, with failure set,
+// marks it completed with failure appended to its errors (once) so that the user reads why there
+// is no ZIP. Credits are untouched: the job was settled before its archive was built.
 func (s *Store) RecordZip(ctx context.Context, id, key string, size int64, failure string) error {
 	var err error
 	if failure == "" {
-		_, err = s.pool.Exec(ctx, `UPDATE jobs SET zip_key = $2, zip_size = $3 WHERE id = $1`, id, key, size)
+		_, err = s.pool.Exec(ctx, `UPDATE jobs SET zip_key = $2, zip_size = $3, status = 'completed' WHERE id = $1`, id, key, size)
 	} else {
 		e, _ := json.Marshal([]job.PageError{{Message: failure}})
-		_, err = s.pool.Exec(ctx, `UPDATE jobs SET errors = errors || $2::jsonb WHERE id = $1 AND NOT errors @> $2::jsonb`, id, e)
+		_, err = s.pool.Exec(ctx, `UPDATE jobs SET status = 'completed', errors = CASE WHEN errors @> $2::jsonb
+			THEN errors ELSE errors || $2::jsonb END WHERE id = $1`, id, e)
 	}
 	if err != nil {
 		return fmt.Errorf("recording zip of job %s: %w", id, err)
@@ -340,9 +345,9 @@ func (s *Store) RecordZip(ctx context.Context, id, key string, size int64, failu
 }
 
 // activeJobs is the condition of a job that holds one of its user's concurrent-job slots: not
-// yet settled, and not deleted. A deleted job's workflow may still be winding down (or waiting
+// yet settled (a job whose ZIP is being built is settled already), and not deleted. A deleted job's workflow may still be winding down (or waiting
 // for Temporal to come back to be cancelled), but the user no longer has it.
-const activeJobs = `status IN ('pending', 'processing') AND deleted_at IS NULL`
+const activeJobs = `settled_at IS NULL AND deleted_at IS NULL`
 
 // ActiveJobs counts the user's pending and processing jobs that are not deleted.
 func (s *Store) ActiveJobs(ctx context.Context, userID string) (int, error) {
@@ -352,4 +357,43 @@ func (s *Store) ActiveJobs(ctx context.Context, userID string) (int, error) {
 		return 0, fmt.Errorf("counting active jobs: %w", err)
 	}
 	return n, nil
+}
+
+// UnsettledJobs lists the jobs reserved before the given time that have not settled: the
+// reconciler asks each one's workflow whether it is still running.
+func (s *Store) UnsettledJobs(ctx context.Context, before time.Time) ([]*Job, error) {
+	return s.listJobs(ctx, `settled_at IS NULL AND created_at < $1`, before)
+}
+
+// OverdueExpiries lists the settled jobs whose retention ended before the given time but whose
+// files were never expired nor deleted: their expiry was lost.
+func (s *Store) OverdueExpiries(ctx context.Context, before time.Time) ([]*Job, error) {
+	return s.listJobs(ctx, `settled_at IS NOT NULL AND expires_at < $1 AND expired_at IS NULL AND deleted_at IS NULL
+		AND status = 'completed'`, before)
+}
+
+// JobExists reports whether any record, deleted or not, owns the job ID.
+func (s *Store) JobExists(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id::text = $1)`, id).Scan(&ok); err != nil {
+		return false, fmt.Errorf("looking up job %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+func (s *Store) listJobs(ctx context.Context, where string, args ...any) ([]*Job, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+where+` ORDER BY created_at LIMIT 1000`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []*Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("listing jobs: %w", err)
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
 }

@@ -289,7 +289,7 @@ func (e *Env) StartWorker(eng engine.Engine) {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	w := worker.New(c, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Engines: engines.Static(eng), Log: e.log},
+	w := worker.New(c, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Engines: engines.Static(eng), Log: e.log, Temporal: c},
 		worker.Options{TaskQueue: e.Queue, MaxActivities: 8})
 	if err := w.Start(); err != nil {
 		c.Close()
