@@ -333,6 +333,38 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// ReleaseReservationInput names a job whose reservation was answered unavailable.
+type ReleaseReservationInput struct{ JobID string }
+
+// ReleaseReservationResult says whether a committed reservation was found and refunded.
+type ReleaseReservationResult struct {
+	Released bool
+	Refunded int
+}
+
+// unconfirmedMessage is what the user reads on a job whose reservation could not be confirmed.
+const unconfirmedMessage = "the job could not be started; its credits were refunded"
+
+// ReleaseReservation refunds, in full, a reservation that committed although the workflow was
+// told it had not (the answer was lost), and records the job failed. A job never reserved needs
+// nothing; a second call changes nothing (settlement is keyed by the job).
+func (a *Activities) ReleaseReservation(ctx context.Context, in ReleaseReservationInput) (*ReleaseReservationResult, error) {
+	j, err := a.Store.GetJob(ctx, in.JobID)
+	if errors.Is(err, store.ErrNotFound) {
+		return &ReleaseReservationResult{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.Store.FinishJob(ctx, job.Outcome{JobID: in.JobID, Status: job.Failed, Progress: j.Progress,
+		Results: []job.PageResult{}, Errors: []job.PageError{{Message: unconfirmedMessage}}, FinishedAt: time.Now()})
+	if err != nil {
+		return nil, err
+	}
+	a.log(ctx, in.JobID).Warn("unconfirmed reservation released", "refunded", s.Refunded, "replayed", s.Already)
+	return &ReleaseReservationResult{Released: !s.Already, Refunded: s.Refunded}, nil
+}
+
 // RecordZipInput is the archive of a settled job, or why there is none.
 type RecordZipInput struct {
 	JobID   string

@@ -22,6 +22,9 @@ const (
 	reserveLocalChange = "reserve-as-local-activity"
 	// waitPagesChange is the GetVersion change ID of waiting for cancelled pages to end.
 	waitPagesChange = "wait-for-cancelled-pages"
+	// releaseUnavailableChange is the GetVersion change ID of releasing a reservation answered
+	// unavailable.
+	releaseUnavailableChange = "release-unavailable-reservation"
 	// settleFirstChange is the GetVersion change ID of settling before the ZIP is built.
 	settleFirstChange = "settle-before-zip"
 	// PageHeartbeatTimeout is how long a page's activity may go without a heartbeat before

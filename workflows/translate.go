@@ -90,6 +90,17 @@ func (j *translateJob) run(ctx workflow.Context) (*job.Report, error) {
 		log.Info("job not reserved; removing its uploads", "job", j.in.JobID)
 		j.state.Status = job.Failed
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		// A reservation answered unavailable may have committed all the same (its transaction
+		// ended, the answer was lost), and then nothing else would ever settle it. Jobs started
+		// before this change did not look; GetVersion replays them as they ran.
+		if j.reservation == nil || j.reservation.Code == job.Unavailable {
+			if workflow.GetVersion(dctx, releaseUnavailableChange, workflow.DefaultVersion, 1) >= 1 {
+				if err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.ReleaseReservation,
+					activities.ReleaseReservationInput{JobID: j.in.JobID}).Get(dctx, nil); err != nil {
+					log.Error("releasing an unconfirmed reservation failed; the reconciler will", "job", j.in.JobID, "err", err)
+				}
+			}
+		}
 		_ = workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
 		return &j.state, nil
 	}

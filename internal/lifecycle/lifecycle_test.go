@@ -18,6 +18,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/workflows"
 )
@@ -323,6 +324,17 @@ func TestReconcilerSettlesReArmsAndCleans(t *testing.T) {
 		t.Fatalf("%d active jobs before reconciling", n)
 	}
 
+	// A reservation that committed although its update-with-start answered unavailable, and
+	// whose workflow never ran.
+	lostID := "00000000-0000-4000-9000-" + fmt.Sprintf("%012d", time.Now().UnixNano()%1e12)
+	if _, err := env.Store.EnsureUser(ctx, "lost"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: lostID, UserID: "lost",
+		Spec: job.Spec{Mode: "standard", Resolution: "original", SourceLang: "auto", TargetLang: "es"}, Pages: 4}); err != nil {
+		t.Fatal(err)
+	}
+
 	// The pages of an upload the API crashed under: no job owns them.
 	orphan := "00000000-0000-4000-8000-" + fmt.Sprintf("%012d", time.Now().UnixNano()%1e12)
 	if err := env.Bucket.WriteAll(ctx, job.InputKey(orphan, 0, "png"), apitest.PNG(t, 4, 4, 1), nil); err != nil {
@@ -343,7 +355,7 @@ func TestReconcilerSettlesReArmsAndCleans(t *testing.T) {
 	}
 	res := reconcile()
 	t.Logf("reconciled: %+v", res)
-	if !slices.Contains(res.Settled, a.JobID) || !slices.Contains(res.Expired, done.JobID) ||
+	if !slices.Contains(res.Settled, a.JobID) || !slices.Contains(res.Settled, lostID) || !slices.Contains(res.Expired, done.JobID) ||
 		!slices.Contains(res.OrphanJobs, orphan) || res.OrphanBlobs != 1 {
 		t.Fatalf("reconcile result %+v", res)
 	}
@@ -356,6 +368,9 @@ func TestReconcilerSettlesReArmsAndCleans(t *testing.T) {
 	}
 	if al, _ := env.Balance("terminated"); al != 10 {
 		t.Fatalf("allowance %d, want 10", al)
+	}
+	if al, _ := env.Balance("lost"); al != 10 {
+		t.Fatalf("allowance of the lost reservation's user %d, want 10", al)
 	}
 	waitFor(t, func() bool {
 		j, _ := env.Store.GetJob(ctx, done.JobID)
@@ -401,4 +416,51 @@ func TestReconcileSchedule(t *testing.T) {
 	if iv := d.Schedule.Spec.Intervals; len(iv) != 1 || iv[0].Every != 7*time.Minute {
 		t.Fatalf("schedule intervals %+v", iv)
 	}
+}
+
+// Deletes race the jobs they delete: each of ten jobs is deleted at a different moment of its
+// life (before its pages, during them, while it settles, after). Whatever wins, every job
+// settles once (charged + refunded = reserved), no blob of any is left, and the balance equals
+// the ledger.
+func TestDeleteRacesSettlement(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Latency: 100 * time.Millisecond}, Parallelism: 2})
+	ctx := context.Background()
+	if _, err := env.Store.SetPlan(ctx, "racer", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := env.Balance("racer")
+	var ids []string
+	done := make(chan struct{})
+	for i := range 10 {
+		a := upload(t, env, "racer", pages(3)...)
+		ids = append(ids, a.JobID)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			time.Sleep(time.Duration(i) * 60 * time.Millisecond)
+			r := env.Do("DELETE", "/api/projects/"+a.JobID, strings.NewReader(`{"userId":"racer"}`),
+				http.Header{"Content-Type": {"application/json"}})
+			if r.Status != http.StatusNoContent {
+				t.Errorf("delete: %d %s", r.Status, r.Body)
+			}
+		}()
+	}
+	for range ids {
+		<-done
+	}
+	charged := 0
+	for _, id := range ids {
+		waitFor(t, func() bool { return settled(t, env, id) && env.Blobs(id) == 0 })
+		j, _ := env.Store.GetJob(ctx, id)
+		if j.CreditsCharged+j.CreditsRefunded != j.CreditsReserved {
+			t.Fatalf("job %s: reserved %d, charged %d, refunded %d", id, j.CreditsReserved, j.CreditsCharged, j.CreditsRefunded)
+		}
+		charged += j.CreditsCharged
+	}
+	if n, _ := env.Store.ActiveJobs(ctx, "racer"); n != 0 {
+		t.Fatalf("%d active jobs", n)
+	}
+	if al, _ := env.Balance("racer"); al != before-int64(charged) {
+		t.Fatalf("allowance %d, want %d", al, before-int64(charged))
+	}
+	t.Logf("ten deleted jobs charged %d of 30 credits", charged)
 }
