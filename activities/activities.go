@@ -373,17 +373,18 @@ type RecordZipInput struct {
 	Failure string // what the user reads when the archive could not be built
 }
 
-// RecordZipResult is empty; it exists so the signature can grow.
-type RecordZipResult struct{}
+// RecordZipResult says whether the job was deleted while its archive was built.
+type RecordZipResult struct{ Deleted bool }
 
 // RecordZip records a settled job's archive, or its failure among the job's errors. It is
 // idempotent.
 func (a *Activities) RecordZip(ctx context.Context, in RecordZipInput) (*RecordZipResult, error) {
-	if err := a.Store.RecordZip(ctx, in.JobID, in.Key, in.Size, in.Failure); err != nil {
+	deleted, err := a.Store.RecordZip(ctx, in.JobID, in.Key, in.Size, in.Failure)
+	if err != nil {
 		return nil, err
 	}
-	a.log(ctx, in.JobID).Info("zip recorded", "key", in.Key, "bytes", in.Size, "failure", in.Failure)
-	return &RecordZipResult{}, nil
+	a.log(ctx, in.JobID).Info("zip recorded", "key", in.Key, "bytes", in.Size, "failure", in.Failure, "deleted", deleted)
+	return &RecordZipResult{Deleted: deleted}, nil
 }
 
 // FinishJobInput is the job's outcome.

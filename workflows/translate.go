@@ -279,8 +279,11 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report
 		j.state.Status = status
 		return &j.state, err
 	}
-	if status == job.Completed && settleFirst {
-		j.buildZip(dctx)
+	if status == job.Completed && settleFirst && j.buildZip(dctx) {
+		// Deleted while the archive was built: the archive goes with the rest.
+		err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
+		j.state.Status = status
+		return &j.state, err
 	}
 	// The expiry outlives this workflow: a child that the parent's completion abandons, started
 	// before we return so that it cannot be lost.
@@ -307,8 +310,8 @@ const (
 
 // buildZip builds the settled job's archive and records it, or records why it could not be
 // built: after ZipAttempts, or at once when a file it lists is gone. The job is settled already;
-// nothing here touches credits.
-func (j *translateJob) buildZip(ctx workflow.Context) {
+// nothing here touches credits. It reports whether the job was deleted meanwhile.
+func (j *translateJob) buildZip(ctx workflow.Context) (deleted bool) {
 	log := workflow.GetLogger(ctx)
 	zctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: ZipTimeout,
@@ -324,9 +327,11 @@ func (j *translateJob) buildZip(ctx workflow.Context) {
 	} else {
 		rec.Key, rec.Size = zip.Key, zip.Size
 	}
-	if err := workflow.ExecuteActivity(withCleanupOptions(ctx), a.RecordZip, rec).Get(ctx, nil); err != nil {
+	var recorded activities.RecordZipResult
+	if err := workflow.ExecuteActivity(withCleanupOptions(ctx), a.RecordZip, rec).Get(ctx, &recorded); err != nil {
 		log.Error("recording zip failed", "job", j.in.JobID, "err", err)
 	}
+	return recorded.Deleted
 }
 
 func withCleanupOptions(ctx workflow.Context) workflow.Context {

@@ -403,3 +403,36 @@ func TestTranslateJobReleasesUnconfirmedReservation(t *testing.T) {
 		t.Fatalf("allowance = %d", a)
 	}
 }
+
+// A job deleted while its ZIP is being built (after it settled): the archive written after the
+// delete does not survive it (issue 10, item 4).
+func TestTranslateJobDeletedDuringZip(t *testing.T) {
+	f := newFixture(t, &testengine.Engine{}).noExpiry()
+	acts := &activities.Activities{Store: f.store, Bucket: f.bucket}
+	f.env.OnActivity("BuildZip", mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.BuildZipInput) (*activities.BuildZipResult, error) {
+			j, err := acts.Store.GetJob(ctx, in.JobID)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := acts.Store.DeleteJob(ctx, in.JobID, j.UserID); err != nil {
+				return nil, err
+			}
+			key := job.ZipKey(in.JobID)
+			return &activities.BuildZipResult{Key: key, Size: 2}, acts.Bucket.WriteAll(ctx, key, []byte("PK"), nil)
+		})
+	in := f.input("u8", "standard", "p1.png", "p2.png")
+	if _, err := f.store.EnsureUser(context.Background(), "u8"); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.start(in); res == nil || !res.Reserved {
+		t.Fatalf("reservation = %+v", res)
+	}
+	f.state()
+	if n, _ := blobstore.Count(context.Background(), f.bucket, job.Prefix(in.JobID)); n != 0 {
+		t.Fatalf("%d blobs of the deleted job left", n)
+	}
+	if a, _ := f.balances("u8"); a != 8 {
+		t.Fatalf("allowance = %d", a)
+	}
+}

@@ -328,20 +328,21 @@ func (s *Store) MarkExpired(ctx context.Context, id string) (bool, error) {
 
 // RecordZip records the archive of a settled job and marks it completed, or, with failure set,
 // marks it completed with failure appended to its errors (once) so that the user reads why there
-// is no ZIP. Credits are untouched: the job was settled before its archive was built.
-func (s *Store) RecordZip(ctx context.Context, id, key string, size int64, failure string) error {
-	var err error
+// is no ZIP. Credits are untouched: the job was settled before its archive was built. It reports
+// whether the job was deleted meanwhile, when its files, the archive with them, must go.
+func (s *Store) RecordZip(ctx context.Context, id, key string, size int64, failure string) (deleted bool, err error) {
 	if failure == "" {
-		_, err = s.pool.Exec(ctx, `UPDATE jobs SET zip_key = $2, zip_size = $3, status = 'completed' WHERE id = $1`, id, key, size)
+		err = s.pool.QueryRow(ctx, `UPDATE jobs SET zip_key = $2, zip_size = $3, status = 'completed' WHERE id = $1
+			RETURNING deleted_at IS NOT NULL`, id, key, size).Scan(&deleted)
 	} else {
 		e, _ := json.Marshal([]job.PageError{{Message: failure}})
-		_, err = s.pool.Exec(ctx, `UPDATE jobs SET status = 'completed', errors = CASE WHEN errors @> $2::jsonb
-			THEN errors ELSE errors || $2::jsonb END WHERE id = $1`, id, e)
+		err = s.pool.QueryRow(ctx, `UPDATE jobs SET status = 'completed', errors = CASE WHEN errors @> $2::jsonb
+			THEN errors ELSE errors || $2::jsonb END WHERE id = $1 RETURNING deleted_at IS NOT NULL`, id, e).Scan(&deleted)
 	}
 	if err != nil {
-		return fmt.Errorf("recording zip of job %s: %w", id, err)
+		return false, fmt.Errorf("recording zip of job %s: %w", id, err)
 	}
-	return nil
+	return deleted, nil
 }
 
 // activeJobs is the condition of a job that holds one of its user's concurrent-job slots: not
