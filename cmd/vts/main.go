@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"expvar"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -111,6 +112,17 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)
+	if cfg.MetricsAddr != "" {
+		// The counters (the reconciler's under vts_reconcile), for a scraper or an operator.
+		ms := &http.Server{Addr: cfg.MetricsAddr, Handler: expvar.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() {
+			if err := ms.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server stopped", "addr", cfg.MetricsAddr, "err", err)
+			}
+		}()
+		defer ms.Close()
+		log.Info("metrics served", "addr", cfg.MetricsAddr, "path", "/debug/vars")
+	}
 	<-ctx.Done()
 	w.Stop()
 	return nil

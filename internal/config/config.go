@@ -28,8 +28,11 @@ type Config struct {
 	// ReconcileEvery and ReconcileGrace tune the reconciler's schedule (VTS_RECONCILE_EVERY, 10m;
 	// VTS_RECONCILE_GRACE, 1h).
 	ReconcileEvery, ReconcileGrace time.Duration
-	WorkerPollers                  int     // VTS_WORKER_ACTIVITIES: activities one worker runs at once
-	EngineRPS                      float64 // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
+	// MetricsAddr, when set, is where a worker serves its counters (expvar, /debug/vars),
+	// the reconciler's among them (VTS_METRICS_ADDR).
+	MetricsAddr   string
+	WorkerPollers int     // VTS_WORKER_ACTIVITIES: activities one worker runs at once
+	EngineRPS     float64 // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
 
 	// The ocr engine and its text translation.
 	TesseractPath      string // VTS_TESSERACT: the tesseract binary
@@ -87,6 +90,7 @@ func FromEnv() (Config, error) {
 	}
 	c := Config{
 		Addr:               env("VTS_ADDR", "127.0.0.1:8080"),
+		MetricsAddr:        env("VTS_METRICS_ADDR", ""),
 		PublicURL:          os.Getenv("VTS_PUBLIC_URL"),
 		DatabaseURL:        os.Getenv("DATABASE_URL"),
 		TemporalAddress:    env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),

@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"context"
+	"expvar"
 	"fmt"
 	"net/http"
 	"slices"
@@ -358,6 +359,9 @@ func TestReconcilerSettlesReArmsAndCleans(t *testing.T) {
 	if !slices.Contains(res.Settled, a.JobID) || !slices.Contains(res.Settled, lostID) || !slices.Contains(res.Expired, done.JobID) ||
 		!slices.Contains(res.OrphanJobs, orphan) || res.OrphanBlobs != 1 {
 		t.Fatalf("reconcile result %+v", res)
+	}
+	if c, ok := expvar.Get("vts_reconcile").(*expvar.Map); !ok || c.Get("settled") == nil || c.Get("orphan_blobs") == nil {
+		t.Fatalf("reconcile counters: %v", expvar.Get("vts_reconcile"))
 	}
 	j, _ := env.Store.GetJob(ctx, a.JobID)
 	if j.Status != job.Failed || j.CreditsCharged != 0 || j.CreditsRefunded != 3 {
