@@ -28,7 +28,15 @@ import (
 const (
 	ErrTypePermanentPage = "PermanentPageError"
 	ErrTypeRejected      = "ReservationRejected"
+	// ErrTypeZipSourceMissing: a file the archive lists is gone (the job was deleted); building
+	// it again cannot succeed.
+	ErrTypeZipSourceMissing = "ZipSourceMissing"
 )
+
+// HeartbeatInterval is how often a page's activity heartbeats while its engine works, from a
+// goroutine of its own, however long the engine's call takes: well inside the workflow's
+// heartbeat timeout (15 s), so that only a dead worker misses it.
+const HeartbeatInterval = 3 * time.Second
 
 // EngineSource finds the engine for a mode.
 type EngineSource interface {
@@ -41,6 +49,8 @@ type Activities struct {
 	Bucket  *blob.Bucket
 	Engines EngineSource
 	Log     *slog.Logger
+	// Temporal is the reconciler's view of the workflows; only Reconcile needs it.
+	Temporal WorkflowControl
 }
 
 func (a *Activities) log(ctx context.Context, jobID string) *slog.Logger {
@@ -141,7 +151,7 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	hbCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
-		t := time.NewTicker(5 * time.Second)
+		t := time.NewTicker(HeartbeatInterval)
 		defer t.Stop()
 		for {
 			select {
@@ -290,6 +300,9 @@ func (a *Activities) BuildZip(ctx context.Context, in BuildZipInput) (*BuildZipR
 func copyEntry(ctx context.Context, b *blob.Bucket, zw *zip.Writer, e ZipEntry) error {
 	r, err := b.NewReader(ctx, e.Key, nil)
 	if err != nil {
+		if blobstore.IsNotFound(err) {
+			return temporal.NewNonRetryableApplicationError("a file of the archive is gone", ErrTypeZipSourceMissing, err)
+		}
 		return fmt.Errorf("opening %s: %w", e.Key, err)
 	}
 	defer r.Close()
@@ -318,6 +331,60 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// ReleaseReservationInput names a job whose reservation was answered unavailable.
+type ReleaseReservationInput struct{ JobID string }
+
+// ReleaseReservationResult says whether a committed reservation was found and refunded.
+type ReleaseReservationResult struct {
+	Released bool
+	Refunded int
+}
+
+// unconfirmedMessage is what the user reads on a job whose reservation could not be confirmed.
+const unconfirmedMessage = "the job could not be started; its credits were refunded"
+
+// ReleaseReservation refunds, in full, a reservation that committed although the workflow was
+// told it had not (the answer was lost), and records the job failed. A job never reserved needs
+// nothing; a second call changes nothing (settlement is keyed by the job).
+func (a *Activities) ReleaseReservation(ctx context.Context, in ReleaseReservationInput) (*ReleaseReservationResult, error) {
+	j, err := a.Store.GetJob(ctx, in.JobID)
+	if errors.Is(err, store.ErrNotFound) {
+		return &ReleaseReservationResult{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.Store.FinishJob(ctx, job.Outcome{JobID: in.JobID, Status: job.Failed, Progress: j.Progress,
+		Results: []job.PageResult{}, Errors: []job.PageError{{Message: unconfirmedMessage}}, FinishedAt: time.Now()})
+	if err != nil {
+		return nil, err
+	}
+	a.log(ctx, in.JobID).Warn("unconfirmed reservation released", "refunded", s.Refunded, "replayed", s.Already)
+	return &ReleaseReservationResult{Released: !s.Already, Refunded: s.Refunded}, nil
+}
+
+// RecordZipInput is the archive of a settled job, or why there is none.
+type RecordZipInput struct {
+	JobID   string
+	Key     string
+	Size    int64
+	Failure string // what the user reads when the archive could not be built
+}
+
+// RecordZipResult says whether the job was deleted while its archive was built.
+type RecordZipResult struct{ Deleted bool }
+
+// RecordZip records a settled job's archive, or its failure among the job's errors. It is
+// idempotent.
+func (a *Activities) RecordZip(ctx context.Context, in RecordZipInput) (*RecordZipResult, error) {
+	deleted, err := a.Store.RecordZip(ctx, in.JobID, in.Key, in.Size, in.Failure)
+	if err != nil {
+		return nil, err
+	}
+	a.log(ctx, in.JobID).Info("zip recorded", "key", in.Key, "bytes", in.Size, "failure", in.Failure, "deleted", deleted)
+	return &RecordZipResult{Deleted: deleted}, nil
 }
 
 // FinishJobInput is the job's outcome.

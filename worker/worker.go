@@ -32,6 +32,7 @@ func New(c client.Client, acts *activities.Activities, opts Options) worker.Work
 	w := worker.New(c, opts.TaskQueue, wo)
 	w.RegisterWorkflow(workflows.TranslateJob)
 	w.RegisterWorkflow(workflows.ExpireJob)
+	w.RegisterWorkflow(workflows.Reconcile)
 	w.RegisterActivity(acts)
 	return w
 }

@@ -20,4 +20,19 @@ const (
 	reserveCreditsActivity = "ReserveCredits"
 	// reserveLocalChange is the GetVersion change ID of moving the reservation to a local activity.
 	reserveLocalChange = "reserve-as-local-activity"
+	// waitPagesChange is the GetVersion change ID of waiting for cancelled pages to end.
+	waitPagesChange = "wait-for-cancelled-pages"
+	// releaseUnavailableChange is the GetVersion change ID of releasing a reservation answered
+	// unavailable.
+	releaseUnavailableChange = "release-unavailable-reservation"
+	// settleFirstChange is the GetVersion change ID of settling before the ZIP is built.
+	settleFirstChange = "settle-before-zip"
+	// PageHeartbeatTimeout is how long a page's activity may go without a heartbeat before
+	// Temporal gives it to another worker; TranslatePage heartbeats every few seconds.
+	PageHeartbeatTimeout = 15 * time.Second
+	// ReconcileScheduleID is the Temporal Schedule that runs Reconcile; its runs are
+	// reconcile-<time>.
+	ReconcileScheduleID = "vts-reconcile"
+	// DefaultReconcileEvery is how often the schedule runs Reconcile by default.
+	DefaultReconcileEvery = 10 * time.Minute
 )

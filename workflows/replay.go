@@ -12,5 +12,6 @@ func Replay(h *historypb.History) error {
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflow(TranslateJob)
 	r.RegisterWorkflow(ExpireJob)
+	r.RegisterWorkflow(Reconcile)
 	return r.ReplayWorkflowHistory(nil, h)
 }

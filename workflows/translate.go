@@ -90,6 +90,17 @@ func (j *translateJob) run(ctx workflow.Context) (*job.Report, error) {
 		log.Info("job not reserved; removing its uploads", "job", j.in.JobID)
 		j.state.Status = job.Failed
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		// A reservation answered unavailable may have committed all the same (its transaction
+		// ended, the answer was lost), and then nothing else would ever settle it. Jobs started
+		// before this change did not look; GetVersion replays them as they ran.
+		if j.reservation == nil || j.reservation.Code == job.Unavailable {
+			if workflow.GetVersion(dctx, releaseUnavailableChange, workflow.DefaultVersion, 1) >= 1 {
+				if err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.ReleaseReservation,
+					activities.ReleaseReservationInput{JobID: j.in.JobID}).Get(dctx, nil); err != nil {
+					log.Error("releasing an unconfirmed reservation failed; the reconciler will", "job", j.in.JobID, "err", err)
+				}
+			}
+		}
 		_ = workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
 		return &j.state, nil
 	}
@@ -111,9 +122,16 @@ func (j *translateJob) run(ctx workflow.Context) (*job.Report, error) {
 // translatePages fans the pages out, at most Parallelism at a time, and reports how many were
 // translated. A cancelled job (deleted while running) stops scheduling and returns early.
 func (j *translateJob) translatePages(ctx workflow.Context) int {
+	// A cancelled job waits for its pages' activities to end (WaitForCancellation), so that what
+	// they write while stopping is there when the files are removed. Jobs started before this
+	// change gave up on them at once; GetVersion replays those as they ran.
+	waitPages := workflow.GetVersion(ctx, waitPagesChange, workflow.DefaultVersion, 1) >= 1
 	pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    time.Minute,
+		// The page heartbeats every few seconds while its engine works, so a worker that dies
+		// is noticed, and the page retried on another, within PageHeartbeatTimeout.
+		HeartbeatTimeout:    PageHeartbeatTimeout,
+		WaitForCancellation: waitPages,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        2 * time.Second,
 			BackoffCoefficient:     2,
@@ -215,12 +233,17 @@ func (j *translateJob) zipEntries() []activities.ZipEntry {
 	return append(append(pages, transcripts...), cleaned...)
 }
 
-// finish builds the archive and settles the credits on a disconnected context, so that a job
+// finish settles the credits and builds the archive on a disconnected context, so that a job
 // deleted mid-flight still charges exactly the pages it translated and refunds the rest.
+// Settlement comes first and owes nothing to the archive: the ZIP is built afterwards, with
+// heartbeats and a bounded number of attempts, and its failure is recorded on the job (which
+// stays completed, its pages downloadable one by one) rather than holding credits. Jobs started
+// before this change built the ZIP first; GetVersion replays those as they ran.
 func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report, error) {
 	log := workflow.GetLogger(ctx)
 	cancelled := ctx.Err() != nil
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	settleFirst := workflow.GetVersion(dctx, settleFirstChange, workflow.DefaultVersion, 1) >= 1
 	actx := workflow.WithActivityOptions(dctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
 		HeartbeatTimeout:    time.Minute,
@@ -231,7 +254,7 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report
 		status = job.Failed
 	}
 	var zip activities.BuildZipResult
-	if status == job.Completed {
+	if status == job.Completed && !settleFirst {
 		if err := workflow.ExecuteActivity(actx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: j.zipEntries()}).Get(dctx, &zip); err != nil {
 			return nil, fmt.Errorf("building zip: %w", err)
 		}
@@ -243,14 +266,21 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report
 	err := workflow.ExecuteActivity(actx, a.FinishJob, activities.FinishJobInput{Finish: job.Outcome{
 		JobID: j.in.JobID, Status: status, PagesDone: translated, Progress: j.state.Progress, Results: j.state.Results,
 		Errors: j.state.Errors, ZipKey: zip.Key, ZipSize: zip.Size, FinishedAt: workflow.Now(dctx),
+		ZipPending: settleFirst && status == job.Completed,
 	}}).Get(dctx, &settled)
 	if err != nil {
 		return nil, fmt.Errorf("settling job: %w", err)
 	}
-	log.Info("job finished", "job", j.in.JobID, "status", status, "translated", translated,
+	log.Info("job settled", "job", j.in.JobID, "status", status, "translated", translated,
 		"charged", settled.Charged, "refunded", settled.Refunded)
 	j.state.CurrentFile = ""
 	if settled.Deleted || cancelled {
+		err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
+		j.state.Status = status
+		return &j.state, err
+	}
+	if status == job.Completed && settleFirst && j.buildZip(dctx) {
+		// Deleted while the archive was built: the archive goes with the rest.
 		err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
 		j.state.Status = status
 		return &j.state, err
@@ -267,6 +297,41 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report
 	}
 	j.state.Status = status
 	return &j.state, nil
+}
+
+// ZipAttempts bounds the attempts at building a job's ZIP; ZipTimeout bounds each one. A page
+// count of 200 at the Pro plan's 50 MB is 10 GB to stream, which a heartbeating attempt of an
+// hour covers; a worker that dies mid-build is noticed within the heartbeat timeout.
+const (
+	ZipAttempts         = 5
+	ZipTimeout          = time.Hour
+	zipHeartbeatTimeout = 30 * time.Second
+)
+
+// buildZip builds the settled job's archive and records it, or records why it could not be
+// built: after ZipAttempts, or at once when a file it lists is gone. The job is settled already;
+// nothing here touches credits. It reports whether the job was deleted meanwhile.
+func (j *translateJob) buildZip(ctx workflow.Context) (deleted bool) {
+	log := workflow.GetLogger(ctx)
+	zctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: ZipTimeout,
+		HeartbeatTimeout:    zipHeartbeatTimeout,
+		RetryPolicy: &temporal.RetryPolicy{MaximumInterval: time.Minute, MaximumAttempts: ZipAttempts,
+			NonRetryableErrorTypes: []string{activities.ErrTypeZipSourceMissing}},
+	})
+	rec := activities.RecordZipInput{JobID: j.in.JobID}
+	var zip activities.BuildZipResult
+	if err := workflow.ExecuteActivity(zctx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: j.zipEntries()}).Get(ctx, &zip); err != nil {
+		log.Error("zip not built", "job", j.in.JobID, "err", err)
+		rec.Failure = "the ZIP could not be built; the translated pages can be downloaded one by one"
+	} else {
+		rec.Key, rec.Size = zip.Key, zip.Size
+	}
+	var recorded activities.RecordZipResult
+	if err := workflow.ExecuteActivity(withCleanupOptions(ctx), a.RecordZip, rec).Get(ctx, &recorded); err != nil {
+		log.Error("recording zip failed", "job", j.in.JobID, "err", err)
+	}
+	return recorded.Deleted
 }
 
 func withCleanupOptions(ctx workflow.Context) workflow.Context {

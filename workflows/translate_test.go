@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 	"gocloud.dev/blob"
@@ -358,5 +360,79 @@ func TestExpiryRemovesTranscriptsAndCleanedPages(t *testing.T) {
 	}
 	if j, _ := f.store.GetJob(ctx, in.JobID); j.ExpiredAt == nil {
 		t.Fatal("job not marked expired")
+	}
+}
+
+// The reservation commits but its answer is lost (issue 10, item 7): the update reports
+// unavailable, and the upload is refused. The workflow finds the committed reservation and
+// refunds it in full, so that no credit stays reserved for a job that will never run, and the
+// user's slot is free. Before the fix the job stayed pending with its credits reserved.
+func TestTranslateJobReleasesUnconfirmedReservation(t *testing.T) {
+	f := newFixture(t, &testengine.Engine{})
+	acts := &activities.Activities{Store: f.store, Bucket: f.bucket}
+	f.env.OnActivity("ReserveCredits", mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.ReserveInput) (*activities.ReserveResult, error) {
+			if _, err := acts.Store.ReserveJob(ctx, store.NewJob{ID: in.Job.JobID, UserID: in.Job.UserID,
+				Spec: in.Job.Spec, Pages: len(in.Job.Pages)}); err != nil {
+				return nil, err
+			}
+			return nil, errors.New("connection reset after commit")
+		})
+	if _, err := f.store.EnsureUser(context.Background(), "u7"); err != nil {
+		t.Fatal(err)
+	}
+	in := f.input("u7", "standard", "p1.png", "p2.png")
+	res := f.start(in)
+	if res == nil || res.Reserved || res.Code != job.Unavailable {
+		t.Fatalf("reservation = %+v", res)
+	}
+	if st := f.state(); st.Status != job.Failed {
+		t.Fatalf("state = %+v", st)
+	}
+	j, err := f.store.GetJob(context.Background(), in.JobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.SettledAt == nil || j.CreditsCharged != 0 || j.CreditsRefunded != 2 {
+		t.Fatalf("job: settled %v, charged %d, refunded %d", j.SettledAt, j.CreditsCharged, j.CreditsRefunded)
+	}
+	if n, _ := f.store.ActiveJobs(context.Background(), "u7"); n != 0 {
+		t.Fatalf("%d active jobs", n)
+	}
+	if a, _ := f.balances("u7"); a != 10 {
+		t.Fatalf("allowance = %d", a)
+	}
+}
+
+// A job deleted while its ZIP is being built (after it settled): the archive written after the
+// delete does not survive it (issue 10, item 4).
+func TestTranslateJobDeletedDuringZip(t *testing.T) {
+	f := newFixture(t, &testengine.Engine{}).noExpiry()
+	acts := &activities.Activities{Store: f.store, Bucket: f.bucket}
+	f.env.OnActivity("BuildZip", mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.BuildZipInput) (*activities.BuildZipResult, error) {
+			j, err := acts.Store.GetJob(ctx, in.JobID)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := acts.Store.DeleteJob(ctx, in.JobID, j.UserID); err != nil {
+				return nil, err
+			}
+			key := job.ZipKey(in.JobID)
+			return &activities.BuildZipResult{Key: key, Size: 2}, acts.Bucket.WriteAll(ctx, key, []byte("PK"), nil)
+		})
+	in := f.input("u8", "standard", "p1.png", "p2.png")
+	if _, err := f.store.EnsureUser(context.Background(), "u8"); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.start(in); res == nil || !res.Reserved {
+		t.Fatalf("reservation = %+v", res)
+	}
+	f.state()
+	if n, _ := blobstore.Count(context.Background(), f.bucket, job.Prefix(in.JobID)); n != 0 {
+		t.Fatalf("%d blobs of the deleted job left", n)
+	}
+	if a, _ := f.balances("u8"); a != 8 {
+		t.Fatalf("allowance = %d", a)
 	}
 }

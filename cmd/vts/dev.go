@@ -59,6 +59,10 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
 	}
+	if err := svc.scheduleReconcile(ctx); err != nil {
+		w.Stop()
+		return err
+	}
 	defer w.Stop()
 	fmt.Fprintf(os.Stderr, `
   Visual translation service is up.

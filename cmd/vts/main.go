@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"expvar"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -106,7 +107,22 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
 	}
+	if err := svc.scheduleReconcile(ctx); err != nil {
+		w.Stop()
+		return err
+	}
 	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)
+	if cfg.MetricsAddr != "" {
+		// The counters (the reconciler's under vts_reconcile), for a scraper or an operator.
+		ms := &http.Server{Addr: cfg.MetricsAddr, Handler: expvar.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() {
+			if err := ms.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server stopped", "addr", cfg.MetricsAddr, "err", err)
+			}
+		}()
+		defer ms.Close()
+		log.Info("metrics served", "addr", cfg.MetricsAddr, "path", "/debug/vars")
+	}
 	<-ctx.Done()
 	w.Stop()
 	return nil

@@ -88,10 +88,18 @@ func (s *stack) Close() {
 
 // newWorker builds the Temporal worker, its activities holding their dependencies.
 func (s *stack) newWorker() sdkworker.Worker {
-	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Engines: s.Engines, Log: s.Log}
+	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Engines: s.Engines, Log: s.Log, Temporal: s.Temporal}
 	return worker.New(s.Temporal, acts, worker.Options{
 		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
 	})
+}
+
+// scheduleReconcile makes sure the reconciler's Temporal Schedule exists with the configured
+// interval; a worker does it at startup, so that the schedule runs where its workflow does.
+func (s *stack) scheduleReconcile(ctx context.Context) error {
+	l := s.newLifecycle()
+	defer l.Close()
+	return l.ScheduleReconcile(ctx, s.Config.ReconcileEvery, s.Config.ReconcileGrace)
 }
 
 // newLifecycle builds the job lifecycle the API drives; Close it when the API stops.

@@ -22,11 +22,17 @@ type Config struct {
 	BlobURL           string // VTS_BLOB_URL: a gocloud.dev bucket URL
 	DataDir           string // VTS_DATA_DIR: local state of `vts dev`
 
-	Engine        string            // VTS_ENGINE: ocr, gemini or test
-	EngineByMode  map[string]string // VTS_ENGINE_FAST, VTS_ENGINE_STANDARD, VTS_ENGINE_ADVANCED
-	PageParallel  int               // VTS_PAGE_PARALLELISM: pages of one job translated at once
-	WorkerPollers int               // VTS_WORKER_ACTIVITIES: activities one worker runs at once
-	EngineRPS     float64           // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
+	Engine       string            // VTS_ENGINE: ocr, gemini or test
+	EngineByMode map[string]string // VTS_ENGINE_FAST, VTS_ENGINE_STANDARD, VTS_ENGINE_ADVANCED
+	PageParallel int               // VTS_PAGE_PARALLELISM: pages of one job translated at once
+	// ReconcileEvery and ReconcileGrace tune the reconciler's schedule (VTS_RECONCILE_EVERY, 10m;
+	// VTS_RECONCILE_GRACE, 1h).
+	ReconcileEvery, ReconcileGrace time.Duration
+	// MetricsAddr, when set, is where a worker serves its counters (expvar, /debug/vars),
+	// the reconciler's among them (VTS_METRICS_ADDR).
+	MetricsAddr   string
+	WorkerPollers int     // VTS_WORKER_ACTIVITIES: activities one worker runs at once
+	EngineRPS     float64 // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
 
 	// The ocr engine and its text translation.
 	TesseractPath      string // VTS_TESSERACT: the tesseract binary
@@ -85,6 +91,7 @@ func FromEnv() (Config, error) {
 	}
 	c := Config{
 		Addr:               env("VTS_ADDR", "127.0.0.1:8080"),
+		MetricsAddr:        env("VTS_METRICS_ADDR", ""),
 		PublicURL:          os.Getenv("VTS_PUBLIC_URL"),
 		DatabaseURL:        os.Getenv("DATABASE_URL"),
 		TemporalAddress:    env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
@@ -134,6 +141,12 @@ func FromEnv() (Config, error) {
 	}
 	if c.PageParallel, err = envInt("VTS_PAGE_PARALLELISM", 4); err != nil {
 		return Config{}, err
+	}
+	if c.ReconcileEvery, err = time.ParseDuration(env("VTS_RECONCILE_EVERY", "10m")); err != nil || c.ReconcileEvery <= 0 {
+		return Config{}, fmt.Errorf("VTS_RECONCILE_EVERY: a positive duration, like 10m: %v", err)
+	}
+	if c.ReconcileGrace, err = time.ParseDuration(env("VTS_RECONCILE_GRACE", "1h")); err != nil || c.ReconcileGrace < 0 {
+		return Config{}, fmt.Errorf("VTS_RECONCILE_GRACE: a duration, like 1h: %v", err)
 	}
 	if c.WorkerPollers, err = envInt("VTS_WORKER_ACTIVITIES", 8); err != nil {
 		return Config{}, err

@@ -60,4 +60,8 @@ type Outcome struct {
 	ZipKey     string
 	ZipSize    int64
 	FinishedAt time.Time
+	// ZipPending settles a completed job whose ZIP is still to be built: its credits are settled
+	// and its slot freed, but it reads as processing until the ZIP is recorded (or its failure),
+	// so that a client that sees completed can download at once.
+	ZipPending bool
 }

@@ -10,12 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/activities"
@@ -56,6 +58,10 @@ type Lifecycle struct {
 	log         *slog.Logger
 	hub         *Hub
 	queries     atomic.Int64
+	// stop ends the background work (cancellations waiting for Temporal); pending tracks it.
+	stop    context.CancelFunc
+	stopped context.Context
+	pending sync.WaitGroup
 }
 
 // New builds a lifecycle and starts its hub; Close stops it.
@@ -69,11 +75,17 @@ func New(cfg Config) *Lifecycle {
 		l.log = slog.Default()
 	}
 	l.hub = newHub(l.fetch, l.log)
+	l.stopped, l.stop = context.WithCancel(context.Background())
 	return l
 }
 
-// Close stops every poller.
-func (l *Lifecycle) Close() { l.hub.Close() }
+// Close stops every poller and every cancellation still waiting for Temporal (the reconciler
+// carries those out).
+func (l *Lifecycle) Close() {
+	l.hub.Close()
+	l.stop()
+	l.pending.Wait()
+}
 
 // Hub is the shared poller, for tests and metrics.
 func (l *Lifecycle) Hub() *Hub { return l.hub }
@@ -316,10 +328,14 @@ func report(j *store.Job) job.Report {
 }
 
 // Delete deletes userID's job: job.ErrNotFound for an unknown or already deleted job, a Forbidden
-// refusal for anyone else's. The record is marked deleted first. A running job is cancelled: its
-// workflow settles (charging the pages it translated, refunding the rest), sees the deletion and
-// removes the files. Otherwise, or when the workflow has just closed, the expiry is cancelled and
-// the files are removed here.
+// refusal for anyone else's. The record is marked deleted first: that is the durable record of
+// the delete, and it frees the job's concurrent-job slot at once. A running job is cancelled: its
+// workflow waits for its pages' activities to end, settles (charging the pages it translated,
+// refunding the rest), sees the deletion and removes the files. When Temporal cannot be reached,
+// the files are left to the workflow (removing them under it would make its pages fail for the
+// wrong reason) and the cancellation is carried out when Temporal returns: retried here in the
+// background, and by the reconciler, which cancels every deleted job still running. Otherwise,
+// or when the workflow has closed, the expiry is cancelled and the files are removed here.
 func (l *Lifecycle) Delete(ctx context.Context, jobID, userID string) error {
 	j, err := l.store.DeleteJob(ctx, jobID, userID)
 	switch {
@@ -335,14 +351,19 @@ func (l *Lifecycle) Delete(ctx context.Context, jobID, userID string) error {
 	defer cancel()
 	if j.SettledAt == nil {
 		// If the workflow has just closed, the cancel finds nothing and the files are ours to remove.
-		err := l.temporal.CancelWorkflow(ctx, job.WorkflowID(jobID), "")
+		// A short wait: with Temporal down, the client would retry until the deadline.
+		cctx, ccancel := context.WithTimeout(ctx, cancelTimeout)
+		err := l.temporal.CancelWorkflow(cctx, job.WorkflowID(jobID), "")
+		ccancel()
 		var nf *serviceerror.NotFound
-		if err == nil {
+		switch {
+		case err == nil:
 			log.Info("running job cancelled by delete")
 			return nil
-		}
-		if !errors.As(err, &nf) {
-			log.Error("cancelling job failed", "err", err)
+		case !errors.As(err, &nf):
+			log.Warn("cancelling job failed; retrying until Temporal answers", "err", err)
+			l.cancelLater(jobID)
+			return nil
 		}
 	}
 	if err := l.temporal.CancelWorkflow(ctx, job.ExpiryWorkflowID(jobID), ""); err != nil {
@@ -353,9 +374,84 @@ func (l *Lifecycle) Delete(ctx context.Context, jobID, userID string) error {
 	}
 	n, err := l.removeFiles(ctx, jobID)
 	if err != nil {
-		// The record is deleted; the expiry or an operator finishes the cleanup.
+		// The record is deleted; the reconciler finishes the cleanup.
 		log.Error("deleting files failed", "err", err)
 	}
 	log.Info("project deleted", "blobs", n)
+	return nil
+}
+
+// cancelLater cancels a deleted job's workflow once Temporal answers again, backing off up to
+// cancelRetryMax between tries, until this lifecycle closes. It is the quick path; the reconciler
+// is the durable one (it survives this process).
+func (l *Lifecycle) cancelLater(jobID string) {
+	l.pending.Add(1)
+	go func() {
+		defer l.pending.Done()
+		log := l.log.With("job", jobID)
+		wait := time.Second
+		for {
+			select {
+			case <-l.stopped.Done():
+				return
+			case <-time.After(wait):
+			}
+			ctx, cancel := context.WithTimeout(l.stopped, 10*time.Second)
+			err := CancelDeleted(ctx, l.temporal, jobID)
+			cancel()
+			if err == nil {
+				log.Info("deleted job cancelled after Temporal returned")
+				return
+			}
+			log.Debug("cancelling deleted job still fails", "err", err)
+			wait = min(2*wait, cancelRetryMax)
+		}
+	}()
+}
+
+// cancelTimeout bounds how long a delete waits for Temporal to take its cancellation.
+const cancelTimeout = 5 * time.Second
+
+// cancelRetryMax bounds the wait between tries of a delayed cancellation.
+const cancelRetryMax = 15 * time.Second
+
+// CancelDeleted cancels the workflow of a deleted job. A workflow that is gone needs nothing.
+func CancelDeleted(ctx context.Context, c client.Client, jobID string) error {
+	err := c.CancelWorkflow(ctx, job.WorkflowID(jobID), "")
+	var nf *serviceerror.NotFound
+	if err != nil && !errors.As(err, &nf) {
+		return fmt.Errorf("cancelling job %s: %w", jobID, err)
+	}
+	return nil
+}
+
+// ScheduleReconcile makes sure the Temporal Schedule workflows.ReconcileScheduleID runs the
+// Reconcile workflow every interval (workflows.DefaultReconcileEvery when zero) on the
+// lifecycle's task queue, leaving alone anything younger than grace. It is idempotent: an
+// existing schedule is updated to the interval and grace given. Operators see it, pause it or
+// trigger it in the Temporal UI's Schedules page.
+func (l *Lifecycle) ScheduleReconcile(ctx context.Context, every, grace time.Duration) error {
+	if every <= 0 {
+		every = workflows.DefaultReconcileEvery
+	}
+	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}}
+	action := &client.ScheduleWorkflowAction{ID: "reconcile", Workflow: workflows.Reconcile,
+		Args: []any{workflows.ReconcileInput{Grace: grace}}, TaskQueue: l.queue}
+	sc := l.temporal.ScheduleClient()
+	_, err := sc.Create(ctx, client.ScheduleOptions{ID: workflows.ReconcileScheduleID, Spec: spec, Action: action,
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		err = sc.GetHandle(ctx, workflows.ReconcileScheduleID).Update(ctx, client.ScheduleUpdateOptions{
+			DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+				s := in.Description.Schedule
+				s.Spec, s.Action = &spec, action
+				return &client.ScheduleUpdate{Schedule: &s}, nil
+			},
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("scheduling the reconciler: %w", err)
+	}
+	l.log.Info("reconciler scheduled", "schedule", workflows.ReconcileScheduleID, "every", every, "grace", grace)
 	return nil
 }

@@ -125,7 +125,7 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		}
 		p := plans.MustLookup(u.Plan)
 		var active int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND status IN ('pending', 'processing')`,
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND `+activeJobs,
 			u.ID).Scan(&active); err != nil {
 			return fmt.Errorf("counting active jobs: %w", err)
 		}
@@ -251,9 +251,13 @@ func (s *Store) FinishJob(ctx context.Context, f job.Outcome) (*Settlement, erro
 		if f.ZipKey != "" {
 			zipKey = f.ZipKey
 		}
+		status := f.Status
+		if f.ZipPending {
+			status = j.Status // completed once RecordZip has run
+		}
 		_, err = tx.Exec(ctx, `UPDATE jobs SET status = $2, progress = $3, results = $4, errors = $5, zip_key = $6,
 			zip_size = $7, credits_charged = $8, credits_refunded = $9, allowance_lapsed = $10, settled_at = now(),
-			completed_at = $11, expires_at = $12 WHERE id = $1`, j.ID, f.Status, f.Progress, results, errs, zipKey,
+			completed_at = $11, expires_at = $12 WHERE id = $1`, j.ID, status, f.Progress, results, errs, zipKey,
 			f.ZipSize, charged, refund, lapsed, f.FinishedAt, out.ExpiresAt)
 		if err != nil {
 			return fmt.Errorf("recording outcome: %w", err)
@@ -322,12 +326,75 @@ func (s *Store) MarkExpired(ctx context.Context, id string) (bool, error) {
 	return tag.RowsAffected() == 1, nil
 }
 
-// ActiveJobs counts the user's pending and processing jobs.
+// RecordZip records the archive of a settled job and marks it completed, or, with failure set,
+// marks it completed with failure appended to its errors (once) so that the user reads why there
+// is no ZIP. Credits are untouched: the job was settled before its archive was built. It reports
+// whether the job was deleted meanwhile, when its files, the archive with them, must go.
+func (s *Store) RecordZip(ctx context.Context, id, key string, size int64, failure string) (deleted bool, err error) {
+	if failure == "" {
+		err = s.pool.QueryRow(ctx, `UPDATE jobs SET zip_key = $2, zip_size = $3, status = 'completed' WHERE id = $1
+			RETURNING deleted_at IS NOT NULL`, id, key, size).Scan(&deleted)
+	} else {
+		e, _ := json.Marshal([]job.PageError{{Message: failure}})
+		err = s.pool.QueryRow(ctx, `UPDATE jobs SET status = 'completed', errors = CASE WHEN errors @> $2::jsonb
+			THEN errors ELSE errors || $2::jsonb END WHERE id = $1 RETURNING deleted_at IS NOT NULL`, id, e).Scan(&deleted)
+	}
+	if err != nil {
+		return false, fmt.Errorf("recording zip of job %s: %w", id, err)
+	}
+	return deleted, nil
+}
+
+// activeJobs is the condition of a job that holds one of its user's concurrent-job slots: not
+// yet settled (a job whose ZIP is being built is settled already), and not deleted. A deleted job's workflow may still be winding down (or waiting
+// for Temporal to come back to be cancelled), but the user no longer has it.
+const activeJobs = `settled_at IS NULL AND deleted_at IS NULL`
+
+// ActiveJobs counts the user's pending and processing jobs that are not deleted.
 func (s *Store) ActiveJobs(ctx context.Context, userID string) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND status IN ('pending', 'processing')`, userID).Scan(&n)
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND `+activeJobs, userID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("counting active jobs: %w", err)
 	}
 	return n, nil
+}
+
+// UnsettledJobs lists the jobs reserved before the given time that have not settled: the
+// reconciler asks each one's workflow whether it is still running.
+func (s *Store) UnsettledJobs(ctx context.Context, before time.Time) ([]*Job, error) {
+	return s.listJobs(ctx, `settled_at IS NULL AND created_at < $1`, before)
+}
+
+// OverdueExpiries lists the settled jobs whose retention ended before the given time but whose
+// files were never expired nor deleted: their expiry was lost.
+func (s *Store) OverdueExpiries(ctx context.Context, before time.Time) ([]*Job, error) {
+	return s.listJobs(ctx, `settled_at IS NOT NULL AND expires_at < $1 AND expired_at IS NULL AND deleted_at IS NULL
+		AND status = 'completed'`, before)
+}
+
+// JobExists reports whether any record, deleted or not, owns the job ID.
+func (s *Store) JobExists(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id::text = $1)`, id).Scan(&ok); err != nil {
+		return false, fmt.Errorf("looking up job %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+func (s *Store) listJobs(ctx context.Context, where string, args ...any) ([]*Job, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+where+` ORDER BY created_at LIMIT 1000`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []*Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("listing jobs: %w", err)
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
 }

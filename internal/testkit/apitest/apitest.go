@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -89,25 +88,62 @@ func startDevServer() (string, error) {
 			return
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		cmd := exec.Command(path, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
-			"--db-filename", filepath.Join(devDir, "temporal.db"), "--log-level", "error",
-			"--dynamic-config-value", "frontend.enableServerVersionCheck=false")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		logFile, _ := os.Create(filepath.Join(devDir, "server.log"))
-		cmd.Stdout, cmd.Stderr = logFile, logFile
-		if err := cmd.Start(); err != nil {
-			devServerErr = fmt.Errorf("starting the Temporal dev server: %w", err)
-			return
-		}
-		if err := waitForTemporal(addr); err != nil {
-			_ = cmd.Process.Kill()
-			log, _ := os.ReadFile(logFile.Name())
-			devServerErr = fmt.Errorf("the Temporal dev server did not come up: %w\n%s", err, log)
+		cmd, err := runDevServer(path, addr)
+		if err != nil {
+			devServerErr = err
 			return
 		}
 		devCmd, devServer = cmd, addr
 	})
 	return devServer, devServerErr
+}
+
+// runDevServer starts the dev server on addr with its database under devDir (kept across
+// restarts, as a real server's is) and waits until it answers.
+func runDevServer(path, addr string) (*exec.Cmd, error) {
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(path, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
+		"--db-filename", filepath.Join(devDir, "temporal.db"), "--log-level", "error",
+		"--dynamic-config-value", "frontend.enableServerVersionCheck=false")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	logFile, _ := os.OpenFile(filepath.Join(devDir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the Temporal dev server: %w", err)
+	}
+	if err := waitForTemporal(addr); err != nil {
+		_ = cmd.Process.Kill()
+		log, _ := os.ReadFile(logFile.Name())
+		return nil, fmt.Errorf("the Temporal dev server did not come up: %w\n%s", err, log)
+	}
+	return cmd, nil
+}
+
+// KillTemporal kills the test binary's Temporal dev server, as an outage would (kill -9): every
+// Env of the binary loses it until RestartTemporal.
+func (e *Env) KillTemporal() {
+	e.T.Helper()
+	if devCmd == nil {
+		e.T.Fatal("no Temporal dev server runs")
+	}
+	_ = devCmd.Process.Kill()
+	_, _ = devCmd.Process.Wait()
+	devCmd = nil
+}
+
+// RestartTemporal starts the dev server again on the same address and database, and waits until
+// it answers.
+func (e *Env) RestartTemporal() {
+	e.T.Helper()
+	path, err := gobin.Find("temporal", gobin.TemporalInstall)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	cmd, err := runDevServer(path, devServer)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	devCmd = cmd
 }
 
 func freePort() (int, error) {
@@ -171,8 +207,9 @@ type Env struct {
 	// TemporalAddress is the frontend of the Temporal dev server the env runs on.
 	TemporalAddress string
 
-	log    *slog.Logger
-	worker sdkworker.Worker
+	log          *slog.Logger
+	worker       sdkworker.Worker
+	workerClient client.Client
 }
 
 // Start brings a service up for one test and tears it down at cleanup.
@@ -246,23 +283,43 @@ func Start(t testing.TB, opts Options) *Env {
 	return env
 }
 
-// StartWorker starts a worker process's worth of translation on the env's task queue.
+// StartWorker starts a worker process's worth of translation on the env's task queue, with a
+// connection to Temporal of its own, as a separate process has.
 func (e *Env) StartWorker(eng engine.Engine) {
 	e.T.Helper()
-	w := worker.New(e.Temporal, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Engines: engines.Static(eng), Log: e.log},
-		worker.Options{TaskQueue: e.Queue, MaxActivities: 8})
-	if err := w.Start(); err != nil {
+	c, err := client.Dial(client.Options{HostPort: devServer, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
 		e.T.Fatal(err)
 	}
-	e.worker = w
+	w := worker.New(c, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Engines: engines.Static(eng), Log: e.log, Temporal: c},
+		worker.Options{TaskQueue: e.Queue, MaxActivities: 8})
+	if err := w.Start(); err != nil {
+		c.Close()
+		e.T.Fatal(err)
+	}
+	e.worker, e.workerClient = w, c
 }
 
-// StopWorker stops the running worker, as a crash or a deploy would.
+// StopWorker stops the running worker, as a graceful shutdown or a deploy would.
 func (e *Env) StopWorker() {
 	if e.worker != nil {
 		e.worker.Stop()
-		e.worker = nil
+		e.workerClient.Close()
+		e.worker, e.workerClient = nil, nil
 	}
+}
+
+// AbandonWorker takes the running worker away as kill -9 would: its connection to Temporal is
+// cut at once, so its activities neither heartbeat nor report again, whatever they are doing.
+// Temporal gives their work to another worker once their heartbeat timeout lapses.
+func (e *Env) AbandonWorker() {
+	if e.worker == nil {
+		return
+	}
+	w, c := e.worker, e.workerClient
+	e.worker, e.workerClient = nil, nil
+	c.Close()
+	go w.Stop() // it waits for its activities, which may never end
 }
 
 // File is one part of an upload.
