@@ -436,7 +436,7 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 	if kind == KindFree {
 		size *= uniform(rng, 0.75, 0.95)
 	}
-	for attempt := range 3 {
+	for range 3 {
 		it, err := g.layout(kind, d, fnt, size, style)
 		if err != nil {
 			return nil, err
@@ -496,7 +496,6 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 			return it, nil
 		}
 		size *= 0.85
-		_ = attempt
 	}
 	return nil, nil
 }
