@@ -17,14 +17,6 @@ import (
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
-// nullEngine hands the page back untouched and keeps no transcript.
-type nullEngine struct{}
-
-func (nullEngine) Supports(src, dst, mode string) error { return nil }
-func (nullEngine) Translate(_ context.Context, req engine.Request) (*engine.Response, error) {
-	return &engine.Response{Image: req.Image, Format: req.Format}, nil
-}
-
 func newEvaluator(t *testing.T, e func(*oracle) engine.Engine) *evaluator {
 	t.Helper()
 	o := &oracle{}

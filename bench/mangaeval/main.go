@@ -31,7 +31,8 @@
 //
 // -engine reference replaces the ocr engine by one that answers from the annotations (it
 // erases the annotated ink and letters the known English in each balloon): the ceiling of the
-// metrics on a corpus, which shows what the harness itself loses.
+// metrics on a corpus, which shows what the harness itself loses; -engine null hands every page
+// back untouched: their floor (Tesseract finds a few English words in any art).
 //
 // -dir evaluates real pages instead: every *.json file in the directory is an annotation in
 // this format (the one mangapage.WritePage writes, so -dump writes a generated corpus in it):
@@ -117,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.Tesseract, "tesseract", "tesseract", "Tesseract CLI for reading the English back")
 	fs.BoolVar(&c.ReadBack, "readback", true, "read the English back with Tesseract")
 	fs.BoolVar(&c.Verbose, "v", false, "log every bubble")
-	fs.StringVar(&c.Engine, "engine", "ocr", "engine: ocr, or reference (answers from the annotations: the metrics' ceiling)")
+	fs.StringVar(&c.Engine, "engine", "ocr", "engine: ocr; reference (answers from the annotations: the metrics' ceiling); null (changes nothing: their floor)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -132,8 +133,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if len(c.Srcs) == 0 {
 		return c, errors.New("-src names no language")
 	}
-	if c.Engine != "ocr" && c.Engine != "reference" {
-		return c, fmt.Errorf("-engine %q: want ocr or reference", c.Engine)
+	switch c.Engine {
+	case "ocr", "reference", "null":
+	default:
+		return c, fmt.Errorf("-engine %q: want ocr, reference or null", c.Engine)
 	}
 	switch c.Lang {
 	case "ja", "ko", "zh-Hans", "mix":
@@ -215,9 +218,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var eng engine.Engine
-	if c.Engine == "reference" {
+	switch c.Engine {
+	case "reference":
 		eng, err = newReferenceEngine(orc)
-	} else {
+	case "null":
+		eng = nullEngine{}
+	default:
 		eng, err = ocr.New(ocr.Config{Translator: tr, AdvancedTranslator: tr, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	}
 	if err != nil {

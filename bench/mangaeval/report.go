@@ -149,7 +149,11 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 		if t.CleanedResponses < t.Pages {
 			notes = append(notes, fmt.Sprintf("%s: %d of %d responses carry no cleaned page; emptying was measured on the translated page.", src, t.Pages-t.CleanedResponses, t.Pages))
 		}
-		notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks; %d transcript blocks lay on no annotated lettering.", src, t.Blocks, t.Extra))
+		if t.Transcripts > 0 {
+			notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks; %d transcript blocks lay on no annotated lettering.", src, t.Blocks, t.Extra))
+		} else {
+			notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks.", src, t.Blocks))
+		}
 	}
 	b.WriteString("\n")
 	for _, n := range notes {

@@ -436,7 +436,7 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 	if kind == KindFree {
 		size *= uniform(rng, 0.75, 0.95)
 	}
-	for attempt := range 3 {
+	for range 3 {
 		it, err := g.layout(kind, d, fnt, size, style)
 		if err != nil {
 			return nil, err
@@ -487,7 +487,8 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 			it.Mask = moved(it.Mask, off)
 			if kind != KindFree {
 				it.Balloon = &placed
-			} else if g.panels[pi].Busy || rng.Float64() < 0.5 {
+			} else if halo := rng.Float64() < 0.5; halo || g.dark(it.Mask.Rect) {
+				// Text on the art has a white outline, unless the art under it is white.
 				it.Halo = size * uniform(rng, 0.12, 0.25)
 			}
 			it.Panel = pi
@@ -495,9 +496,22 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 			return it, nil
 		}
 		size *= 0.85
-		_ = attempt
 	}
 	return nil, nil
+}
+
+// dark reports whether more than 2 % of the drawing under r is darker than mid-grey.
+func (g *generator) dark(r image.Rectangle) bool {
+	r = r.Intersect(g.page.Rect)
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if g.page.Pix[g.page.PixOffset(x, y)] < 128 {
+				n++
+			}
+		}
+	}
+	return n*50 > r.Dx()*r.Dy()
 }
 
 // layout sets d's text at size into a trimmed mask with its origin at the ink's top-left.

@@ -188,3 +188,14 @@ func wrap(face font.Face, words []string, width int) ([]string, bool) {
 	}
 	return append(lines, cur), true
 }
+
+// nullEngine hands the page back untouched and keeps no transcript: the floor of the metrics.
+type nullEngine struct{}
+
+// Supports implements engine.Engine.
+func (nullEngine) Supports(src, dst, mode string) error { return nil }
+
+// Translate implements engine.Engine.
+func (nullEngine) Translate(_ context.Context, req engine.Request) (*engine.Response, error) {
+	return &engine.Response{Image: req.Image, Format: req.Format}, nil
+}
