@@ -361,8 +361,10 @@ func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int
 	// the gaps tell: between columns of vertical text they are wide and between its characters
 	// narrow, and the other way round for rows.
 	if va < 1.5*ha && ha < 1.5*va {
+		// Where even the gaps hardly differ, vertical wins: it is how most such lettering
+		// (manga) is set, and a horizontal row of CJK is usually wide enough to be clear.
 		if xg, yg := medianGap(cols), medianGap(rows); xg > 0 && yg > 0 {
-			vertical = xg >= yg
+			vertical = xg*3 >= yg*2
 		}
 	}
 	segs := rows
