@@ -102,6 +102,9 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer svc.Close()
+	if err := svc.serveMetrics(ctx, "worker"); err != nil {
+		return err
+	}
 	w := svc.newWorker()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
@@ -118,6 +121,9 @@ func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer svc.Close()
+	if err := svc.serveMetrics(ctx, "api"); err != nil {
+		return err
+	}
 	return serveAPI(ctx, svc)
 }
 
@@ -128,7 +134,7 @@ func serveAPI(ctx context.Context, svc *stack) error {
 	if err != nil {
 		return err
 	}
-	handler := srv.Handler()
+	handler := svc.Metrics.HTTP(srv.Handler())
 	hs := api.HTTPServer(svc.Config.Addr, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()

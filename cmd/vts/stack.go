@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 	"gocloud.dev/blob"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/identity"
 	"github.com/vtsproject/vts/internal/lifecycle"
+	"github.com/vtsproject/vts/internal/metrics"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/worker"
 )
@@ -34,12 +34,14 @@ type stack struct {
 	Bucket   *blob.Bucket
 	Temporal client.Client
 	Engines  *engines.Set
+	// Metrics is this process's Prometheus registry: the Temporal SDK's metrics and the service's.
+	Metrics *metrics.Metrics
 }
 
 // openStack connects to everything cfg names and builds the engines: the worker runs them and the
 // API checks languages with them.
 func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (*stack, error) {
-	s := &stack{Config: cfg, Log: log}
+	s := &stack{Config: cfg, Log: log, Metrics: metrics.New()}
 	var err error
 	if s.Store, err = openStore(ctx, cfg); err != nil {
 		return nil, err
@@ -52,14 +54,14 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (*stack
 		s.Close()
 		return nil, err
 	}
-	s.Temporal, err = client.Dial(client.Options{
-		HostPort:  cfg.TemporalAddress,
-		Namespace: cfg.TemporalNamespace,
-		Logger:    tlog.NewStructuredLogger(log.With("component", "temporal")),
-	})
+	temporalMetrics, err := s.Metrics.Temporal()
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("connecting to Temporal at %s: %w", cfg.TemporalAddress, err)
+		return nil, err
+	}
+	if s.Temporal, err = dialTemporal(ctx, cfg, log, temporalMetrics); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -84,13 +86,26 @@ func (s *stack) Close() {
 	if s.Store != nil {
 		s.Store.Close()
 	}
+	s.Metrics.Close()
+}
+
+// serveMetrics serves /metrics for role ("api" or "worker") until ctx ends, unless turned off.
+func (s *stack) serveMetrics(ctx context.Context, role string) error {
+	addr := s.Config.MetricsListen(role)
+	if addr == "" {
+		return nil
+	}
+	_, err := s.Metrics.Serve(ctx, addr, s.Log)
+	return err
 }
 
 // newWorker builds the Temporal worker, its activities holding their dependencies.
 func (s *stack) newWorker() sdkworker.Worker {
-	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Engines: s.Engines, Log: s.Log}
+	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Log: s.Log,
+		Engines: worker.MeteredEngines(s.Engines, s.Engines.Name, s.Metrics)}
 	return worker.New(s.Temporal, acts, worker.Options{
 		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
+		Metrics: s.Metrics, EngineName: s.Engines.Name,
 	})
 }
 

@@ -41,6 +41,7 @@ import (
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lifecycle"
+	"github.com/vtsproject/vts/internal/metrics"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 	"github.com/vtsproject/vts/internal/testkit/testimage"
@@ -155,6 +156,9 @@ type Options struct {
 	// Configure, when set, adjusts the API server before its handler is built (token verifier,
 	// rate limits).
 	Configure func(*api.Server)
+	// Metrics gives the API and the worker a registry each, as two processes have, with its own
+	// Temporal client, served on /metrics at Env.APIMetricsURL and Env.WorkerMetricsURL.
+	Metrics bool
 }
 
 // Env is a running service.
@@ -169,8 +173,13 @@ type Env struct {
 	Engine   engine.Engine
 	Queue    string
 
-	log    *slog.Logger
-	worker sdkworker.Worker
+	// With Options.Metrics: each side's registry and the address of its /metrics.
+	APIMetrics, WorkerMetrics       *metrics.Metrics
+	APIMetricsURL, WorkerMetricsURL string
+
+	log            *slog.Logger
+	worker         sdkworker.Worker
+	workerTemporal client.Client
 }
 
 // Start brings a service up for one test and tears it down at cleanup.
@@ -190,12 +199,17 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bucket.Close() })
-	c, err := client.Dial(client.Options{HostPort: devServer,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
+	var apiMetrics, workerMetrics *metrics.Metrics
+	if opts.Metrics {
+		apiMetrics, workerMetrics = metrics.New(), metrics.New()
+		t.Cleanup(apiMetrics.Close)
+		t.Cleanup(workerMetrics.Close)
 	}
-	t.Cleanup(c.Close)
+	c := dial(t, devServer, apiMetrics)
+	wc := c
+	if opts.Metrics {
+		wc = dial(t, devServer, workerMetrics)
+	}
 	eng := opts.Engine
 	if eng == nil {
 		eng = &testengine.Engine{}
@@ -225,7 +239,7 @@ func Start(t testing.TB, opts Options) *Env {
 	if opts.Configure != nil {
 		opts.Configure(srv)
 	}
-	var h http.Handler = srv.Handler()
+	var h http.Handler = apiMetrics.HTTP(srv.Handler())
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
@@ -236,7 +250,21 @@ func Start(t testing.TB, opts Options) *Env {
 		jobs.Close()
 	})
 	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
-		log: log}
+		log: log, workerTemporal: wc, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
+	if opts.Metrics {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		for _, s := range []struct {
+			m   *metrics.Metrics
+			url *string
+		}{{apiMetrics, &env.APIMetricsURL}, {workerMetrics, &env.WorkerMetricsURL}} {
+			addr, err := s.m.Serve(ctx, "127.0.0.1:0", log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			*s.url = "http://" + addr + "/metrics"
+		}
+	}
 	if !opts.NoWorker {
 		env.StartWorker(eng)
 	}
@@ -247,12 +275,30 @@ func Start(t testing.TB, opts Options) *Env {
 // StartWorker starts a worker process's worth of translation on the env's task queue.
 func (e *Env) StartWorker(eng engine.Engine) {
 	e.T.Helper()
-	w := worker.New(e.Temporal, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Engines: engines.Static(eng), Log: e.log},
-		worker.Options{TaskQueue: e.Queue, MaxActivities: 8})
+	set := engines.Static(eng)
+	w := worker.New(e.workerTemporal, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Log: e.log,
+		Engines: worker.MeteredEngines(set, set.Name, e.WorkerMetrics)},
+		worker.Options{TaskQueue: e.Queue, MaxActivities: 8, Metrics: e.WorkerMetrics, EngineName: set.Name})
 	if err := w.Start(); err != nil {
 		e.T.Fatal(err)
 	}
 	e.worker = w
+}
+
+// dial connects a Temporal client to the dev server, reporting the SDK's metrics into m when set.
+func dial(t testing.TB, addr string, m *metrics.Metrics) client.Client {
+	t.Helper()
+	handler, err := m.Temporal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: addr, MetricsHandler: handler,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }
 
 // StopWorker stops the running worker, as a crash or a deploy would.
