@@ -6,6 +6,10 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
@@ -15,19 +19,21 @@ import (
 	"github.com/vtsproject/vts/internal/metrics"
 )
 
-// MeteredEngines wraps an engine source so that every engine call's latency is recorded under
-// the engine's name (name(mode)) and the mode.
-func MeteredEngines(src activities.EngineSource, name func(mode string) string, m *metrics.Metrics) activities.EngineSource {
-	if m == nil {
-		return src
+// MeteredEngines wraps an engine source so that every engine call is a span of tp (the global
+// provider when nil) and its latency is recorded in m under the engine's name (name(mode)) and
+// the mode.
+func MeteredEngines(src activities.EngineSource, name func(mode string) string, m *metrics.Metrics, tp trace.TracerProvider) activities.EngineSource {
+	if tp == nil {
+		tp = otel.GetTracerProvider()
 	}
-	return meteredSource{src: src, name: name, m: m}
+	return meteredSource{src: src, name: name, m: m, tracer: tp.Tracer("vts/engine")}
 }
 
 type meteredSource struct {
-	src  activities.EngineSource
-	name func(string) string
-	m    *metrics.Metrics
+	src    activities.EngineSource
+	name   func(string) string
+	m      *metrics.Metrics
+	tracer trace.Tracer
 }
 
 func (s meteredSource) For(mode string) (engine.Engine, error) {
@@ -35,19 +41,27 @@ func (s meteredSource) For(mode string) (engine.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return meteredEngine{Engine: e, name: engineName(s.name, mode), mode: mode, m: s.m}, nil
+	return meteredEngine{Engine: e, name: engineName(s.name, mode), mode: mode, m: s.m, tracer: s.tracer}, nil
 }
 
 type meteredEngine struct {
 	engine.Engine
 	name, mode string
 	m          *metrics.Metrics
+	tracer     trace.Tracer
 }
 
 func (e meteredEngine) Translate(ctx context.Context, req engine.Request) (*engine.Response, error) {
+	ctx, span := e.tracer.Start(ctx, "engine "+e.name, trace.WithAttributes(attribute.String("vts.engine", e.name),
+		attribute.String("vts.mode", e.mode), attribute.String("vts.page", req.Filename)))
+	defer span.End()
 	start := time.Now()
 	res, err := e.Engine.Translate(ctx, req)
 	e.m.EngineCall(e.name, e.mode, time.Since(start))
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "engine failed")
+	}
 	return res, err
 }
 

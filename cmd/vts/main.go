@@ -16,6 +16,7 @@ import (
 
 	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/tracing"
 )
 
 const usage = `vts: visual translation service
@@ -80,7 +81,7 @@ func newLogger(level string) *slog.Logger {
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	return slog.New(tracing.LogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})))
 }
 
 func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
@@ -134,7 +135,7 @@ func serveAPI(ctx context.Context, svc *stack) error {
 	if err != nil {
 		return err
 	}
-	handler := svc.Metrics.HTTP(srv.Handler())
+	handler := tracing.HTTP(svc.Tracer, svc.Metrics.HTTP(srv.Handler()))
 	hs := api.HTTPServer(svc.Config.Addr, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()

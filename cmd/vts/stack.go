@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net/netip"
 	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -22,6 +25,7 @@ import (
 	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/metrics"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/tracing"
 	"github.com/vtsproject/vts/worker"
 )
 
@@ -36,6 +40,9 @@ type stack struct {
 	Engines  *engines.Set
 	// Metrics is this process's Prometheus registry: the Temporal SDK's metrics and the service's.
 	Metrics *metrics.Metrics
+	// Tracer is this process's tracer provider: OTLP export when configured, nothing otherwise.
+	Tracer      trace.TracerProvider
+	stopTracing func(context.Context) error
 }
 
 // openStack connects to everything cfg names and builds the engines: the worker runs them and the
@@ -59,7 +66,16 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (*stack
 		s.Close()
 		return nil, err
 	}
-	if s.Temporal, err = dialTemporal(ctx, cfg, log, temporalMetrics); err != nil {
+	if s.Tracer, s.stopTracing, err = tracing.Setup(ctx, "vts"); err != nil {
+		s.Close()
+		return nil, err
+	}
+	temporalTracing, err := tracing.Temporal(s.Tracer)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.Temporal, err = dialTemporal(ctx, cfg, log, temporalMetrics, temporalTracing); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -87,6 +103,11 @@ func (s *stack) Close() {
 		s.Store.Close()
 	}
 	s.Metrics.Close()
+	if s.stopTracing != nil {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.stopTracing(flush)
+	}
 }
 
 // serveMetrics serves /metrics for role ("api" or "worker") until ctx ends, unless turned off.
@@ -102,7 +123,7 @@ func (s *stack) serveMetrics(ctx context.Context, role string) error {
 // newWorker builds the Temporal worker, its activities holding their dependencies.
 func (s *stack) newWorker() sdkworker.Worker {
 	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Log: s.Log,
-		Engines: worker.MeteredEngines(s.Engines, s.Engines.Name, s.Metrics)}
+		Engines: worker.MeteredEngines(s.Engines, s.Engines.Name, s.Metrics, s.Tracer)}
 	return worker.New(s.Temporal, acts, worker.Options{
 		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
 		Metrics: s.Metrics, EngineName: s.Engines.Name,

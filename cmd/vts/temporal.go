@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/vtsproject/vts/internal/config"
@@ -59,13 +60,15 @@ func temporalOptions(cfg config.Config) (client.Options, error) {
 
 // dialTemporal connects to Temporal and checks that it answers, so that a misconfigured address,
 // TLS setup or credential stops the process at start-up with the reason.
-func dialTemporal(ctx context.Context, cfg config.Config, log *slog.Logger, metrics client.MetricsHandler) (client.Client, error) {
+func dialTemporal(ctx context.Context, cfg config.Config, log *slog.Logger, metrics client.MetricsHandler,
+	interceptors ...interceptor.ClientInterceptor) (client.Client, error) {
 	opts, err := temporalOptions(cfg)
 	if err != nil {
 		return nil, err
 	}
 	opts.Logger = tlog.NewStructuredLogger(log.With("component", "temporal"))
 	opts.MetricsHandler = metrics
+	opts.Interceptors = interceptors
 	security := "without TLS"
 	if tc := opts.ConnectionOptions.TLS; tc != nil {
 		security = "over TLS"

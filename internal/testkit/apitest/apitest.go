@@ -27,7 +27,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/activities"
@@ -45,6 +47,7 @@ import (
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 	"github.com/vtsproject/vts/internal/testkit/testimage"
+	"github.com/vtsproject/vts/internal/tracing"
 	"github.com/vtsproject/vts/worker"
 	sdkworker "go.temporal.io/sdk/worker"
 )
@@ -159,6 +162,9 @@ type Options struct {
 	// Metrics gives the API and the worker a registry each, as two processes have, with its own
 	// Temporal client, served on /metrics at Env.APIMetricsURL and Env.WorkerMetricsURL.
 	Metrics bool
+	// Tracer, when set, traces as a deployment with OTLP export does: HTTP requests, the Temporal
+	// client and worker (the SDK's tracing interceptor), and engine calls.
+	Tracer trace.TracerProvider
 }
 
 // Env is a running service.
@@ -178,6 +184,7 @@ type Env struct {
 	APIMetricsURL, WorkerMetricsURL string
 
 	log            *slog.Logger
+	tracer         trace.TracerProvider
 	worker         sdkworker.Worker
 	workerTemporal client.Client
 }
@@ -205,10 +212,10 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Cleanup(apiMetrics.Close)
 		t.Cleanup(workerMetrics.Close)
 	}
-	c := dial(t, devServer, apiMetrics)
+	c := dial(t, devServer, apiMetrics, opts.Tracer)
 	wc := c
-	if opts.Metrics {
-		wc = dial(t, devServer, workerMetrics)
+	if opts.Metrics || opts.Tracer != nil {
+		wc = dial(t, devServer, workerMetrics, opts.Tracer)
 	}
 	eng := opts.Engine
 	if eng == nil {
@@ -240,6 +247,9 @@ func Start(t testing.TB, opts Options) *Env {
 		opts.Configure(srv)
 	}
 	var h http.Handler = apiMetrics.HTTP(srv.Handler())
+	if opts.Tracer != nil {
+		h = tracing.HTTP(opts.Tracer, h)
+	}
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
@@ -250,7 +260,7 @@ func Start(t testing.TB, opts Options) *Env {
 		jobs.Close()
 	})
 	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
-		log: log, workerTemporal: wc, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
+		log: log, tracer: opts.Tracer, workerTemporal: wc, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
 	if opts.Metrics {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
@@ -277,7 +287,7 @@ func (e *Env) StartWorker(eng engine.Engine) {
 	e.T.Helper()
 	set := engines.Static(eng)
 	w := worker.New(e.workerTemporal, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Log: e.log,
-		Engines: worker.MeteredEngines(set, set.Name, e.WorkerMetrics)},
+		Engines: worker.MeteredEngines(set, set.Name, e.WorkerMetrics, e.tracer)},
 		worker.Options{TaskQueue: e.Queue, MaxActivities: 8, Metrics: e.WorkerMetrics, EngineName: set.Name})
 	if err := w.Start(); err != nil {
 		e.T.Fatal(err)
@@ -286,13 +296,21 @@ func (e *Env) StartWorker(eng engine.Engine) {
 }
 
 // dial connects a Temporal client to the dev server, reporting the SDK's metrics into m when set.
-func dial(t testing.TB, addr string, m *metrics.Metrics) client.Client {
+func dial(t testing.TB, addr string, m *metrics.Metrics, tp trace.TracerProvider) client.Client {
 	t.Helper()
 	handler, err := m.Temporal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.Dial(client.Options{HostPort: addr, MetricsHandler: handler,
+	var interceptors []interceptor.ClientInterceptor
+	if tp != nil {
+		i, err := tracing.Temporal(tp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		interceptors = append(interceptors, i)
+	}
+	c, err := client.Dial(client.Options{HostPort: addr, MetricsHandler: handler, Interceptors: interceptors,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
