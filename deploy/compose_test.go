@@ -32,7 +32,8 @@ type service struct {
 	DependsOn   map[string]struct {
 		Condition string `yaml:"condition"`
 	} `yaml:"depends_on"`
-	Healthcheck *struct {
+	StopGracePeriod string `yaml:"stop_grace_period"`
+	Healthcheck     *struct {
 		Test        []string `yaml:"test"`
 		Interval    string   `yaml:"interval"`
 		Timeout     string   `yaml:"timeout"`

@@ -3,6 +3,8 @@
 package worker
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
@@ -19,6 +21,9 @@ type Options struct {
 	// EngineRPS, when positive, limits activity starts on the whole task queue per second, across
 	// all workers: the guard in front of paid engines' rate limits.
 	EngineRPS float64
+	// StopGrace is how long Stop waits, once polling has stopped, for running activities (page
+	// translations) to finish before their contexts are cancelled and Temporal retries them.
+	StopGrace time.Duration
 	// Metrics, when set, counts pages and credits as the activities settle them.
 	Metrics *metrics.Metrics
 	// EngineName names the engine of a mode in metrics.
@@ -33,6 +38,7 @@ func New(c client.Client, acts *activities.Activities, opts Options) worker.Work
 	wo := worker.Options{
 		MaxConcurrentActivityExecutionSize: max(opts.MaxActivities, 1),
 		TaskQueueActivitiesPerSecond:       opts.EngineRPS,
+		WorkerStopTimeout:                  opts.StopGrace,
 	}
 	if opts.Metrics != nil {
 		wo.Interceptors = append(wo.Interceptors, &metricsInterceptor{m: opts.Metrics, name: opts.EngineName})

@@ -115,7 +115,10 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)
 	<-ctx.Done()
+	// SIGTERM: stop polling, let the running pages finish within VTS_WORKER_STOP_GRACE.
+	log.Info("worker stopping: no new tasks; running activities may finish", "grace", cfg.StopGrace)
 	w.Stop()
+	log.Info("worker stopped")
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
 
 	"go.temporal.io/sdk/client"
@@ -24,6 +25,7 @@ import (
 	"github.com/vtsproject/vts/internal/identity"
 	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/metrics"
+	"github.com/vtsproject/vts/internal/ratelimit"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/tracing"
 	"github.com/vtsproject/vts/worker"
@@ -43,6 +45,7 @@ type stack struct {
 	// Tracer is this process's tracer provider: OTLP export when configured, nothing otherwise.
 	Tracer      trace.TracerProvider
 	stopTracing func(context.Context) error
+	limitsPool  *pgxpool.Pool
 }
 
 // openStack connects to everything cfg names and builds the engines: the worker runs them and the
@@ -103,6 +106,9 @@ func (s *stack) Close() {
 		s.Store.Close()
 	}
 	s.Metrics.Close()
+	if s.limitsPool != nil {
+		s.limitsPool.Close()
+	}
 	if s.stopTracing != nil {
 		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -126,7 +132,7 @@ func (s *stack) newWorker() sdkworker.Worker {
 		Engines: worker.MeteredEngines(s.Engines, s.Engines.Name, s.Metrics, s.Tracer)}
 	return worker.New(s.Temporal, acts, worker.Options{
 		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
-		Metrics: s.Metrics, EngineName: s.Engines.Name,
+		Metrics: s.Metrics, EngineName: s.Engines.Name, StopGrace: s.Config.StopGrace,
 	})
 }
 
@@ -146,6 +152,9 @@ func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.shareLimits(context.Background(), &limits); err != nil {
+		return nil, err
+	}
 	srv := &api.Server{Store: s.Store, Jobs: jobs, Bucket: s.Bucket, Billing: bill, Log: s.Log, Limits: &limits}
 	if s.Config.OIDCIssuer == "" {
 		s.Log.Warn("no identity provider is configured (VTS_OIDC_ISSUER): the API trusts the userId of each request " +
@@ -160,6 +169,39 @@ func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
 	srv.Tokens = v
 	s.Log.Info("ID tokens are verified", "issuer", v.Issuer())
 	return srv, nil
+}
+
+// shareLimits keeps the rate limits' buckets in PostgreSQL (VTS_RATE_BACKEND=postgres), on a
+// pool of their own so that a flood of limited requests never starves the API's queries.
+func (s *stack) shareLimits(ctx context.Context, l *api.Limits) error {
+	if s.Config.RateBackend != "postgres" || (l.AddressRate <= 0 && l.UserRate <= 0) {
+		return nil
+	}
+	pc, err := pgxpool.ParseConfig(s.Config.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("parsing DATABASE_URL: %w", err)
+	}
+	pc.MaxConns = 8
+	if s.limitsPool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
+		return fmt.Errorf("connecting the rate limits to PostgreSQL: %w", err)
+	}
+	built := map[string]ratelimit.Allower{}
+	for name, rl := range map[string]struct {
+		rate  float64
+		burst int
+	}{"address": {l.AddressRate, l.AddressBurst}, "user": {l.UserRate, l.UserBurst}} {
+		if rl.rate <= 0 {
+			continue
+		}
+		p, err := ratelimit.NewPostgres(ctx, s.limitsPool, name, rl.rate, rl.burst, s.Log.With("component", "ratelimit"))
+		if err != nil {
+			return err
+		}
+		built[name] = p
+	}
+	l.Shared = func(name string, _ float64, _ int) ratelimit.Allower { return built[name] }
+	s.Log.Info("rate limits are shared through PostgreSQL", "addressRPS", l.AddressRate, "userRPS", l.UserRate)
+	return nil
 }
 
 // rateLimits builds the API's rate limits from the configuration.

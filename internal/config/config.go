@@ -37,6 +37,7 @@ type Config struct {
 	PageParallel  int               // VTS_PAGE_PARALLELISM: pages of one job translated at once
 	WorkerPollers int               // VTS_WORKER_ACTIVITIES: activities one worker runs at once
 	EngineRPS     float64           // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
+	StopGrace     time.Duration     // VTS_WORKER_STOP_GRACE: how long a stopping worker lets running activities finish
 
 	// The ocr engine and its text translation.
 	TesseractPath      string // VTS_TESSERACT: the tesseract binary
@@ -81,6 +82,7 @@ type Config struct {
 	RateUserRPS      float64 // VTS_RATE_USER_RPS (default 20)
 	RateUserBurst    int     // VTS_RATE_USER_BURST (default 200)
 	TrustedProxies   string  // VTS_TRUSTED_PROXIES: CIDRs whose X-Forwarded-For names the client
+	RateBackend      string  // VTS_RATE_BACKEND: postgres (default: shared by every API replica) or memory (per process)
 
 	LogLevel string // VTS_LOG_LEVEL: debug, info, warn, error
 
@@ -198,6 +200,12 @@ func FromEnv() (Config, error) {
 			return Config{}, fmt.Errorf("VTS_ENGINE_RPS: %w", err)
 		}
 	}
+	c.StopGrace = 2 * time.Minute
+	if v := os.Getenv("VTS_WORKER_STOP_GRACE"); v != "" {
+		if c.StopGrace, err = time.ParseDuration(v); err != nil || c.StopGrace < 0 {
+			return Config{}, fmt.Errorf("VTS_WORKER_STOP_GRACE must be a duration such as 2m, got %q", v)
+		}
+	}
 	if v := os.Getenv("VTS_TEST_ENGINE_LATENCY"); v != "" {
 		if c.TestEngineLatency, err = time.ParseDuration(v); err != nil {
 			return Config{}, fmt.Errorf("VTS_TEST_ENGINE_LATENCY: %w", err)
@@ -216,6 +224,11 @@ func FromEnv() (Config, error) {
 		return Config{}, err
 	}
 	c.TrustedProxies = os.Getenv("VTS_TRUSTED_PROXIES")
+	switch c.RateBackend = env("VTS_RATE_BACKEND", "postgres"); c.RateBackend {
+	case "postgres", "memory":
+	default:
+		return Config{}, fmt.Errorf("VTS_RATE_BACKEND must be postgres or memory, got %q", c.RateBackend)
+	}
 	c.TemporalTLSServerName = os.Getenv("TEMPORAL_TLS_SERVER_NAME")
 	if c.TemporalTLS, err = envBool("TEMPORAL_TLS"); err != nil {
 		return Config{}, err

@@ -165,6 +165,8 @@ type Options struct {
 	// Tracer, when set, traces as a deployment with OTLP export does: HTTP requests, the Temporal
 	// client and worker (the SDK's tracing interceptor), and engine calls.
 	Tracer trace.TracerProvider
+	// StopGrace is how long StopWorker lets running activities finish (0: cancelled at once).
+	StopGrace time.Duration
 }
 
 // Env is a running service.
@@ -185,6 +187,7 @@ type Env struct {
 
 	log            *slog.Logger
 	tracer         trace.TracerProvider
+	stopGrace      time.Duration
 	worker         sdkworker.Worker
 	workerTemporal client.Client
 }
@@ -260,7 +263,7 @@ func Start(t testing.TB, opts Options) *Env {
 		jobs.Close()
 	})
 	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
-		log: log, tracer: opts.Tracer, workerTemporal: wc, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
+		log: log, tracer: opts.Tracer, stopGrace: opts.StopGrace, workerTemporal: wc, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
 	if opts.Metrics {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
@@ -288,7 +291,8 @@ func (e *Env) StartWorker(eng engine.Engine) {
 	set := engines.Static(eng)
 	w := worker.New(e.workerTemporal, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Log: e.log,
 		Engines: worker.MeteredEngines(set, set.Name, e.WorkerMetrics, e.tracer)},
-		worker.Options{TaskQueue: e.Queue, MaxActivities: 8, Metrics: e.WorkerMetrics, EngineName: set.Name})
+		worker.Options{TaskQueue: e.Queue, MaxActivities: 8, Metrics: e.WorkerMetrics, EngineName: set.Name,
+			StopGrace: e.stopGrace})
 	if err := w.Start(); err != nil {
 		e.T.Fatal(err)
 	}
