@@ -16,6 +16,7 @@ import (
 
 	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/drain"
 	"github.com/vtsproject/vts/internal/tracing"
 )
 
@@ -141,7 +142,8 @@ func serveAPI(ctx context.Context, svc *stack) error {
 	if err != nil {
 		return err
 	}
-	handler := tracing.HTTP(svc.Tracer, svc.Metrics.HTTP(srv.Handler()))
+	drainer := &drain.Drainer{}
+	handler := tracing.HTTP(svc.Tracer, svc.Metrics.HTTP(drainer.Handler(srv.Handler())))
 	hs := api.HTTPServer(svc.Config.Addr, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()
@@ -151,6 +153,10 @@ func serveAPI(ctx context.Context, svc *stack) error {
 		return fmt.Errorf("serving HTTP: %w", err)
 	case <-ctx.Done():
 	}
+	// SIGTERM: refuse new uploads (503, retried elsewhere), end every progress stream with a
+	// final event, then wait for the requests in flight.
+	svc.Log.Info("API draining")
+	drainer.Drain()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
