@@ -181,6 +181,9 @@ type Env struct {
 	Engine   engine.Engine
 	Queue    string
 
+	// Where the env's parts are, for a worker run as a process of its own (vts worker).
+	DatabaseURL, BlobURL, TemporalAddress string
+
 	// With Options.Metrics: each side's registry and the address of its /metrics.
 	APIMetrics, WorkerMetrics       *metrics.Metrics
 	APIMetricsURL, WorkerMetricsURL string
@@ -203,8 +206,17 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st := pgtest.NewStore(t)
-	bucket, err := blobstore.Open(ctx, "file://"+filepath.ToSlash(t.TempDir())+"?create_dir=true&no_tmp_dir=true")
+	dbURL := pgtest.NewDatabase(t)
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	blobURL := "file://" + filepath.ToSlash(t.TempDir()) + "?create_dir=true&no_tmp_dir=true"
+	bucket, err := blobstore.Open(ctx, blobURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +275,7 @@ func Start(t testing.TB, opts Options) *Env {
 		jobs.Close()
 	})
 	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
+		DatabaseURL: dbURL, BlobURL: blobURL, TemporalAddress: devServer,
 		log: log, tracer: opts.Tracer, stopGrace: opts.StopGrace, workerTemporal: wc, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
 	if opts.Metrics {
 		ctx, cancel := context.WithCancel(context.Background())
