@@ -44,6 +44,9 @@ func (m *Metrics) HTTP(next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			route := rctx.RoutePattern()
+			if route == "" && r.URL.Path == UploadRoute {
+				route = UploadRoute // answered before routing (a draining server's 503)
+			}
 			if route == "" {
 				route = "unmatched"
 			}
