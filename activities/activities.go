@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"gocloud.dev/blob"
@@ -59,7 +60,11 @@ func (a *Activities) log(ctx context.Context, jobID string) *slog.Logger {
 		l = slog.Default()
 	}
 	info := activity.GetInfo(ctx)
-	return l.With("job", jobID, "activity", info.ActivityType.Name, "attempt", info.Attempt)
+	l = l.With("job", jobID, "activity", info.ActivityType.Name, "attempt", info.Attempt)
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		l = l.With("trace", sc.TraceID().String())
+	}
+	return l
 }
 
 // ReserveInput asks to create the job and take its credits.

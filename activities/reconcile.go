@@ -28,8 +28,8 @@ type WorkflowControl interface {
 	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
 }
 
-// Counters of the reconciler's actions since the process started, published with expvar
-// (/debug/vars) under vts_reconcile.
+// Counters of the reconciler's actions since the process started, published with expvar under
+// vts_reconcile and scraped as vts_reconcile_actions_total{action} from /metrics.
 var reconcileCounters = expvar.NewMap("vts_reconcile")
 
 // ReconcileInput tunes one pass of the reconciler.

@@ -31,6 +31,9 @@ type Limits struct {
 	MaxKeys int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Shared, when set, builds the limiters instead of the in-process ones (name is "address" or
+	// "user"): buckets shared by every API replica, so that N replicas allow each limit once.
+	Shared func(name string, rate float64, burst int) ratelimit.Allower
 }
 
 // DefaultLimits are generous enough for a busy office behind one NAT address and for a script
@@ -41,7 +44,7 @@ func DefaultLimits() Limits {
 
 type limiters struct {
 	cfg            Limits
-	address, users *ratelimit.Limiter
+	address, users ratelimit.Allower
 
 	mu      sync.Mutex
 	streams map[string]int // open progress streams per client address
@@ -72,12 +75,18 @@ func (l *limiters) openStream(r *http.Request) (func(), error) {
 }
 
 func newLimiters(l Limits) *limiters {
+	build := l.Shared
+	if build == nil {
+		build = func(_ string, rate float64, burst int) ratelimit.Allower {
+			return ratelimit.New(rate, burst, l.MaxKeys, l.Now)
+		}
+	}
 	out := &limiters{cfg: l, streams: map[string]int{}}
 	if l.AddressRate > 0 {
-		out.address = ratelimit.New(l.AddressRate, l.AddressBurst, l.MaxKeys, l.Now)
+		out.address = build("address", l.AddressRate, l.AddressBurst)
 	}
 	if l.UserRate > 0 {
-		out.users = ratelimit.New(l.UserRate, l.UserBurst, l.MaxKeys, l.Now)
+		out.users = build("user", l.UserRate, l.UserBurst)
 	}
 	return out
 }

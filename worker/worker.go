@@ -3,10 +3,13 @@
 package worker
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/internal/metrics"
 	"github.com/vtsproject/vts/workflows"
 )
 
@@ -18,6 +21,13 @@ type Options struct {
 	// EngineRPS, when positive, limits activity starts on the whole task queue per second, across
 	// all workers: the guard in front of paid engines' rate limits.
 	EngineRPS float64
+	// StopGrace is how long Stop waits, once polling has stopped, for running activities (page
+	// translations) to finish before their contexts are cancelled and Temporal retries them.
+	StopGrace time.Duration
+	// Metrics, when set, counts pages and credits as the activities settle them.
+	Metrics *metrics.Metrics
+	// EngineName names the engine of a mode in metrics.
+	EngineName func(mode string) string
 }
 
 // New builds a worker with every workflow and activity registered.
@@ -28,6 +38,10 @@ func New(c client.Client, acts *activities.Activities, opts Options) worker.Work
 	wo := worker.Options{
 		MaxConcurrentActivityExecutionSize: max(opts.MaxActivities, 1),
 		TaskQueueActivitiesPerSecond:       opts.EngineRPS,
+		WorkerStopTimeout:                  opts.StopGrace,
+	}
+	if opts.Metrics != nil {
+		wo.Interceptors = append(wo.Interceptors, &metricsInterceptor{m: opts.Metrics, name: opts.EngineName})
 	}
 	w := worker.New(c, opts.TaskQueue, wo)
 	w.RegisterWorkflow(workflows.TranslateJob)

@@ -55,6 +55,9 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	if err := svc.Store.Migrate(ctx); err != nil {
 		return err
 	}
+	if err := svc.serveMetrics(ctx, "api"); err != nil {
+		return err
+	}
 	w := svc.newWorker()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"expvar"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/drain"
+	"github.com/vtsproject/vts/internal/tracing"
 )
 
 const usage = `vts: visual translation service
@@ -28,6 +29,7 @@ Usage:
   vts migrate             apply database migrations
   vts admin <command>     grant credits, set a plan, show a user (vts admin -h)
   vts translate [flags] FILE...   upload pages, follow progress, download the ZIP
+  vts healthcheck URL     exit 0 when URL answers 200 (container health checks)
 
 Configuration is read from the environment; see the README.
 `
@@ -59,6 +61,8 @@ func main() {
 		err = runAdmin(ctx, cfg, os.Stdout, args)
 	case "translate":
 		err = runTranslate(ctx, args)
+	case "healthcheck":
+		err = runHealthcheck(ctx, args)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
@@ -81,7 +85,7 @@ func newLogger(level string) *slog.Logger {
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+	return slog.New(tracing.LogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})))
 }
 
 func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
@@ -103,6 +107,9 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer svc.Close()
+	if err := svc.serveMetrics(ctx, "worker"); err != nil {
+		return err
+	}
 	w := svc.newWorker()
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("starting worker: %w", err)
@@ -112,19 +119,11 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)
-	if cfg.MetricsAddr != "" {
-		// The counters (the reconciler's under vts_reconcile), for a scraper or an operator.
-		ms := &http.Server{Addr: cfg.MetricsAddr, Handler: expvar.Handler(), ReadHeaderTimeout: 5 * time.Second}
-		go func() {
-			if err := ms.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("metrics server stopped", "addr", cfg.MetricsAddr, "err", err)
-			}
-		}()
-		defer ms.Close()
-		log.Info("metrics served", "addr", cfg.MetricsAddr, "path", "/debug/vars")
-	}
 	<-ctx.Done()
+	// SIGTERM: stop polling, let the running pages finish within VTS_WORKER_STOP_GRACE.
+	log.Info("worker stopping: no new tasks; running activities may finish", "grace", cfg.StopGrace)
 	w.Stop()
+	log.Info("worker stopped")
 	return nil
 }
 
@@ -134,6 +133,9 @@ func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer svc.Close()
+	if err := svc.serveMetrics(ctx, "api"); err != nil {
+		return err
+	}
 	return serveAPI(ctx, svc)
 }
 
@@ -144,7 +146,8 @@ func serveAPI(ctx context.Context, svc *stack) error {
 	if err != nil {
 		return err
 	}
-	handler := srv.Handler()
+	drainer := &drain.Drainer{}
+	handler := tracing.HTTP(svc.Tracer, svc.Metrics.HTTP(drainer.Handler(srv.Handler())))
 	hs := api.HTTPServer(svc.Config.Addr, handler)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.ListenAndServe() }()
@@ -154,10 +157,37 @@ func serveAPI(ctx context.Context, svc *stack) error {
 		return fmt.Errorf("serving HTTP: %w", err)
 	case <-ctx.Done():
 	}
+	// SIGTERM: refuse new uploads (503, retried elsewhere), end every progress stream with a
+	// final event, then wait for the requests in flight.
+	svc.Log.Info("API draining")
+	drainer.Drain()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// runHealthcheck asks url once and succeeds on 200: the image has no curl, and health checks of
+// the compose file call this.
+func runHealthcheck(ctx context.Context, args []string) error {
+	if len(args) != 1 {
+		return errors.New("usage: vts healthcheck URL")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, args[0], nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %s", args[0], resp.Status)
 	}
 	return nil
 }

@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"net/netip"
 	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 	"gocloud.dev/blob"
 
@@ -21,7 +24,10 @@ import (
 	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/identity"
 	"github.com/vtsproject/vts/internal/lifecycle"
+	"github.com/vtsproject/vts/internal/metrics"
+	"github.com/vtsproject/vts/internal/ratelimit"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/tracing"
 	"github.com/vtsproject/vts/worker"
 )
 
@@ -34,12 +40,18 @@ type stack struct {
 	Bucket   *blob.Bucket
 	Temporal client.Client
 	Engines  *engines.Set
+	// Metrics is this process's Prometheus registry: the Temporal SDK's metrics and the service's.
+	Metrics *metrics.Metrics
+	// Tracer is this process's tracer provider: OTLP export when configured, nothing otherwise.
+	Tracer      trace.TracerProvider
+	stopTracing func(context.Context) error
+	limitsPool  *pgxpool.Pool
 }
 
 // openStack connects to everything cfg names and builds the engines: the worker runs them and the
 // API checks languages with them.
 func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (*stack, error) {
-	s := &stack{Config: cfg, Log: log}
+	s := &stack{Config: cfg, Log: log, Metrics: metrics.New()}
 	var err error
 	if s.Store, err = openStore(ctx, cfg); err != nil {
 		return nil, err
@@ -52,14 +64,23 @@ func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (*stack
 		s.Close()
 		return nil, err
 	}
-	s.Temporal, err = client.Dial(client.Options{
-		HostPort:  cfg.TemporalAddress,
-		Namespace: cfg.TemporalNamespace,
-		Logger:    tlog.NewStructuredLogger(log.With("component", "temporal")),
-	})
+	temporalMetrics, err := s.Metrics.Temporal()
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("connecting to Temporal at %s: %w", cfg.TemporalAddress, err)
+		return nil, err
+	}
+	if s.Tracer, s.stopTracing, err = tracing.Setup(ctx, "vts"); err != nil {
+		s.Close()
+		return nil, err
+	}
+	temporalTracing, err := tracing.Temporal(s.Tracer)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.Temporal, err = dialTemporal(ctx, cfg, log, temporalMetrics, temporalTracing); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -84,13 +105,34 @@ func (s *stack) Close() {
 	if s.Store != nil {
 		s.Store.Close()
 	}
+	s.Metrics.Close()
+	if s.limitsPool != nil {
+		s.limitsPool.Close()
+	}
+	if s.stopTracing != nil {
+		flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.stopTracing(flush)
+	}
+}
+
+// serveMetrics serves /metrics for role ("api" or "worker") until ctx ends, unless turned off.
+func (s *stack) serveMetrics(ctx context.Context, role string) error {
+	addr := s.Config.MetricsListen(role)
+	if addr == "" {
+		return nil
+	}
+	_, err := s.Metrics.Serve(ctx, addr, s.Log)
+	return err
 }
 
 // newWorker builds the Temporal worker, its activities holding their dependencies.
 func (s *stack) newWorker() sdkworker.Worker {
-	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Engines: s.Engines, Log: s.Log, Temporal: s.Temporal}
+	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Log: s.Log, Temporal: s.Temporal,
+		Engines: worker.MeteredEngines(s.Engines, s.Engines.Name, s.Metrics, s.Tracer)}
 	return worker.New(s.Temporal, acts, worker.Options{
 		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
+		Metrics: s.Metrics, EngineName: s.Engines.Name, StopGrace: s.Config.StopGrace,
 	})
 }
 
@@ -118,6 +160,9 @@ func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.shareLimits(context.Background(), &limits); err != nil {
+		return nil, err
+	}
 	srv := &api.Server{Store: s.Store, Jobs: jobs, Bucket: s.Bucket, Billing: bill, Log: s.Log, Limits: &limits}
 	if s.Config.OIDCIssuer == "" {
 		s.Log.Warn("no identity provider is configured (VTS_OIDC_ISSUER): the API trusts the userId of each request " +
@@ -132,6 +177,39 @@ func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
 	srv.Tokens = v
 	s.Log.Info("ID tokens are verified", "issuer", v.Issuer())
 	return srv, nil
+}
+
+// shareLimits keeps the rate limits' buckets in PostgreSQL (VTS_RATE_BACKEND=postgres), on a
+// pool of their own so that a flood of limited requests never starves the API's queries.
+func (s *stack) shareLimits(ctx context.Context, l *api.Limits) error {
+	if s.Config.RateBackend != "postgres" || (l.AddressRate <= 0 && l.UserRate <= 0) {
+		return nil
+	}
+	pc, err := pgxpool.ParseConfig(s.Config.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("parsing DATABASE_URL: %w", err)
+	}
+	pc.MaxConns = 8
+	if s.limitsPool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
+		return fmt.Errorf("connecting the rate limits to PostgreSQL: %w", err)
+	}
+	built := map[string]ratelimit.Allower{}
+	for name, rl := range map[string]struct {
+		rate  float64
+		burst int
+	}{"address": {l.AddressRate, l.AddressBurst}, "user": {l.UserRate, l.UserBurst}} {
+		if rl.rate <= 0 {
+			continue
+		}
+		p, err := ratelimit.NewPostgres(ctx, s.limitsPool, name, rl.rate, rl.burst, s.Log.With("component", "ratelimit"))
+		if err != nil {
+			return err
+		}
+		built[name] = p
+	}
+	l.Shared = func(name string, _ float64, _ int) ratelimit.Allower { return built[name] }
+	s.Log.Info("rate limits are shared through PostgreSQL", "addressRPS", l.AddressRate, "userRPS", l.UserRate)
+	return nil
 }
 
 // rateLimits builds the API's rate limits from the configuration.

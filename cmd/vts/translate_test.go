@@ -12,7 +12,15 @@ import (
 	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
-func TestMain(m *testing.M) { apitest.Main(m) }
+// TestMain runs the tests, or, when a test starts this binary with VTS_TEST_RUN_MAIN=1, is the
+// vts command itself (so that a test can run `vts worker` as a process and signal it).
+func TestMain(m *testing.M) {
+	if os.Getenv("VTS_TEST_RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	apitest.Main(m)
+}
 
 // The command-line client uploads with a glossary, follows the progress stream and saves the
 // ZIP: the pages, then their transcripts and cleaned versions.

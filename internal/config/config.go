@@ -3,6 +3,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,21 +19,28 @@ type Config struct {
 	DatabaseURL       string // DATABASE_URL
 	TemporalAddress   string // TEMPORAL_ADDRESS
 	TemporalNamespace string // TEMPORAL_NAMESPACE
-	TaskQueue         string // VTS_TASK_QUEUE
-	BlobURL           string // VTS_BLOB_URL: a gocloud.dev bucket URL
-	DataDir           string // VTS_DATA_DIR: local state of `vts dev`
+	// A secured Temporal (Temporal Cloud, a self-hosted cluster with TLS): the names are those of
+	// Temporal's own CLI and SDK environment configuration.
+	TemporalTLS           bool   // TEMPORAL_TLS: TLS with the system's roots (implied by any setting below)
+	TemporalTLSCert       string // TEMPORAL_TLS_CLIENT_CERT_PATH: client certificate (mTLS), PEM
+	TemporalTLSKey        string // TEMPORAL_TLS_CLIENT_KEY_PATH: its private key, PEM
+	TemporalTLSCA         string // TEMPORAL_TLS_SERVER_CA_CERT_PATH: CA that signed the server's certificate, PEM
+	TemporalTLSServerName string // TEMPORAL_TLS_SERVER_NAME: the name the server's certificate carries
+	TemporalAPIKey        string // TEMPORAL_API_KEY: API-key authentication (Temporal Cloud); implies TLS
+	TemporalTLSNoVerify   bool   // TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: never in production
+	TaskQueue             string // VTS_TASK_QUEUE
+	BlobURL               string // VTS_BLOB_URL: a gocloud.dev bucket URL
+	DataDir               string // VTS_DATA_DIR: local state of `vts dev`
 
-	Engine       string            // VTS_ENGINE: ocr, gemini or test
-	EngineByMode map[string]string // VTS_ENGINE_FAST, VTS_ENGINE_STANDARD, VTS_ENGINE_ADVANCED
-	PageParallel int               // VTS_PAGE_PARALLELISM: pages of one job translated at once
+	Engine        string            // VTS_ENGINE: ocr, gemini or test
+	EngineByMode  map[string]string // VTS_ENGINE_FAST, VTS_ENGINE_STANDARD, VTS_ENGINE_ADVANCED
+	PageParallel  int               // VTS_PAGE_PARALLELISM: pages of one job translated at once
+	WorkerPollers int               // VTS_WORKER_ACTIVITIES: activities one worker runs at once
+	EngineRPS     float64           // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
+	StopGrace     time.Duration     // VTS_WORKER_STOP_GRACE: how long a stopping worker lets running activities finish
 	// ReconcileEvery and ReconcileGrace tune the reconciler's schedule (VTS_RECONCILE_EVERY, 10m;
 	// VTS_RECONCILE_GRACE, 1h).
 	ReconcileEvery, ReconcileGrace time.Duration
-	// MetricsAddr, when set, is where a worker serves its counters (expvar, /debug/vars),
-	// the reconciler's among them (VTS_METRICS_ADDR).
-	MetricsAddr   string
-	WorkerPollers int     // VTS_WORKER_ACTIVITIES: activities one worker runs at once
-	EngineRPS     float64 // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
 
 	// The ocr engine and its text translation.
 	TesseractPath      string // VTS_TESSERACT: the tesseract binary
@@ -78,8 +86,39 @@ type Config struct {
 	RateUserBurst    int     // VTS_RATE_USER_BURST (default 200)
 	StreamsPerAddr   int     // VTS_STREAMS_PER_ADDRESS: open progress streams per client address (default 64)
 	TrustedProxies   string  // VTS_TRUSTED_PROXIES: CIDRs whose X-Forwarded-For names the client
+	RateBackend      string  // VTS_RATE_BACKEND: postgres (default: shared by every API replica) or memory (per process)
 
 	LogLevel string // VTS_LOG_LEVEL: debug, info, warn, error
+
+	// MetricsAddr is where /metrics is served (VTS_METRICS_ADDR); empty means the default of the
+	// role (MetricsListen), "off" serves none.
+	MetricsAddr string
+}
+
+// MetricsListen is the address /metrics listens on for a role ("api" or "worker"), "" for none:
+// VTS_METRICS_ADDR, else the port beside the API's (VTS_ADDR's port + 1 for the API and `vts dev`,
+// + 2 for a worker, so that both run on one machine without configuration).
+func (c Config) MetricsListen(role string) string {
+	switch c.MetricsAddr {
+	case "off":
+		return ""
+	case "":
+	default:
+		return c.MetricsAddr
+	}
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return ""
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return ""
+	}
+	next := 1
+	if role == "worker" {
+		next = 2
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+next))
 }
 
 // FromEnv reads the configuration, filling defaults that run on one machine with no accounts.
@@ -96,6 +135,10 @@ func FromEnv() (Config, error) {
 		DatabaseURL:        os.Getenv("DATABASE_URL"),
 		TemporalAddress:    env("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
 		TemporalNamespace:  env("TEMPORAL_NAMESPACE", "default"),
+		TemporalTLSCert:    os.Getenv("TEMPORAL_TLS_CLIENT_CERT_PATH"),
+		TemporalTLSKey:     os.Getenv("TEMPORAL_TLS_CLIENT_KEY_PATH"),
+		TemporalTLSCA:      os.Getenv("TEMPORAL_TLS_SERVER_CA_CERT_PATH"),
+		TemporalAPIKey:     os.Getenv("TEMPORAL_API_KEY"),
 		TaskQueue:          env("VTS_TASK_QUEUE", "vts-translate"),
 		BlobURL:            env("VTS_BLOB_URL", "file://"+filepath.ToSlash(filepath.Join(absData, "blobs"))+"?create_dir=true"),
 		DataDir:            absData,
@@ -167,6 +210,12 @@ func FromEnv() (Config, error) {
 			return Config{}, fmt.Errorf("VTS_ENGINE_RPS: %w", err)
 		}
 	}
+	c.StopGrace = 2 * time.Minute
+	if v := os.Getenv("VTS_WORKER_STOP_GRACE"); v != "" {
+		if c.StopGrace, err = time.ParseDuration(v); err != nil || c.StopGrace < 0 {
+			return Config{}, fmt.Errorf("VTS_WORKER_STOP_GRACE must be a duration such as 2m, got %q", v)
+		}
+	}
 	if v := os.Getenv("VTS_TEST_ENGINE_LATENCY"); v != "" {
 		if c.TestEngineLatency, err = time.ParseDuration(v); err != nil {
 			return Config{}, fmt.Errorf("VTS_TEST_ENGINE_LATENCY: %w", err)
@@ -188,6 +237,18 @@ func FromEnv() (Config, error) {
 		return Config{}, err
 	}
 	c.TrustedProxies = os.Getenv("VTS_TRUSTED_PROXIES")
+	switch c.RateBackend = env("VTS_RATE_BACKEND", "postgres"); c.RateBackend {
+	case "postgres", "memory":
+	default:
+		return Config{}, fmt.Errorf("VTS_RATE_BACKEND must be postgres or memory, got %q", c.RateBackend)
+	}
+	c.TemporalTLSServerName = os.Getenv("TEMPORAL_TLS_SERVER_NAME")
+	if c.TemporalTLS, err = envBool("TEMPORAL_TLS"); err != nil {
+		return Config{}, err
+	}
+	if c.TemporalTLSNoVerify, err = envBool("TEMPORAL_TLS_DISABLE_HOST_VERIFICATION"); err != nil {
+		return Config{}, err
+	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.Addr
 	}
@@ -211,6 +272,19 @@ func envInt(key string, def int) (int, error) {
 		return 0, fmt.Errorf("%s must be a positive integer, got %q", key, v)
 	}
 	return n, nil
+}
+
+// envBool reads true/false, 1/0 (empty is false).
+func envBool(key string) (bool, error) {
+	v := os.Getenv(key)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, got %q", key, v)
+	}
+	return b, nil
 }
 
 // envRate reads a non-negative rate; 0 turns the limit off.

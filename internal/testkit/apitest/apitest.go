@@ -26,7 +26,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/activities"
@@ -40,9 +42,11 @@ import (
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lifecycle"
+	"github.com/vtsproject/vts/internal/metrics"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 	"github.com/vtsproject/vts/internal/testkit/testimage"
+	"github.com/vtsproject/vts/internal/tracing"
 	"github.com/vtsproject/vts/worker"
 	sdkworker "go.temporal.io/sdk/worker"
 )
@@ -191,6 +195,14 @@ type Options struct {
 	// Configure, when set, adjusts the API server before its handler is built (token verifier,
 	// rate limits).
 	Configure func(*api.Server)
+	// Metrics gives the API and the worker a registry each, as two processes have, with its own
+	// Temporal client, served on /metrics at Env.APIMetricsURL and Env.WorkerMetricsURL.
+	Metrics bool
+	// Tracer, when set, traces as a deployment with OTLP export does: HTTP requests, the Temporal
+	// client and worker (the SDK's tracing interceptor), and engine calls.
+	Tracer trace.TracerProvider
+	// StopGrace is how long StopWorker lets running activities finish (0: cancelled at once).
+	StopGrace time.Duration
 }
 
 // Env is a running service.
@@ -207,7 +219,16 @@ type Env struct {
 	// TemporalAddress is the frontend of the Temporal dev server the env runs on.
 	TemporalAddress string
 
+	// Where the env's parts are, for a worker run as a process of its own (vts worker).
+	DatabaseURL, BlobURL string
+
+	// With Options.Metrics: each side's registry and the address of its /metrics.
+	APIMetrics, WorkerMetrics       *metrics.Metrics
+	APIMetricsURL, WorkerMetricsURL string
+
 	log          *slog.Logger
+	tracer       trace.TracerProvider
+	stopGrace    time.Duration
 	worker       sdkworker.Worker
 	workerClient client.Client
 }
@@ -223,18 +244,28 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	st := pgtest.NewStore(t)
-	bucket, err := blobstore.Open(ctx, "file://"+filepath.ToSlash(t.TempDir())+"?create_dir=true&no_tmp_dir=true")
+	dbURL := pgtest.NewDatabase(t)
+	st, err := store.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	blobURL := "file://" + filepath.ToSlash(t.TempDir()) + "?create_dir=true&no_tmp_dir=true"
+	bucket, err := blobstore.Open(ctx, blobURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { bucket.Close() })
-	c, err := client.Dial(client.Options{HostPort: devServer,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
+	var apiMetrics, workerMetrics *metrics.Metrics
+	if opts.Metrics {
+		apiMetrics, workerMetrics = metrics.New(), metrics.New()
+		t.Cleanup(apiMetrics.Close)
+		t.Cleanup(workerMetrics.Close)
 	}
-	t.Cleanup(c.Close)
+	c := dial(t, devServer, apiMetrics, opts.Tracer)
 	eng := opts.Engine
 	if eng == nil {
 		eng = &testengine.Engine{}
@@ -264,7 +295,10 @@ func Start(t testing.TB, opts Options) *Env {
 	if opts.Configure != nil {
 		opts.Configure(srv)
 	}
-	var h http.Handler = srv.Handler()
+	var h http.Handler = apiMetrics.HTTP(srv.Handler())
+	if opts.Tracer != nil {
+		h = tracing.HTTP(opts.Tracer, h)
+	}
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
@@ -275,7 +309,22 @@ func Start(t testing.TB, opts Options) *Env {
 		jobs.Close()
 	})
 	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
-		TemporalAddress: devServer, log: log}
+		DatabaseURL: dbURL, BlobURL: blobURL, TemporalAddress: devServer,
+		log: log, tracer: opts.Tracer, stopGrace: opts.StopGrace, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
+	if opts.Metrics {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		for _, s := range []struct {
+			m   *metrics.Metrics
+			url *string
+		}{{apiMetrics, &env.APIMetricsURL}, {workerMetrics, &env.WorkerMetricsURL}} {
+			addr, err := s.m.Serve(ctx, "127.0.0.1:0", log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			*s.url = "http://" + addr + "/metrics"
+		}
+	}
 	if !opts.NoWorker {
 		env.StartWorker(eng)
 	}
@@ -287,17 +336,50 @@ func Start(t testing.TB, opts Options) *Env {
 // connection to Temporal of its own, as a separate process has.
 func (e *Env) StartWorker(eng engine.Engine) {
 	e.T.Helper()
-	c, err := client.Dial(client.Options{HostPort: devServer, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := dialClient(devServer, e.WorkerMetrics, e.tracer)
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	w := worker.New(c, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Engines: engines.Static(eng), Log: e.log, Temporal: c},
-		worker.Options{TaskQueue: e.Queue, MaxActivities: 8})
+	set := engines.Static(eng)
+	w := worker.New(c, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Log: e.log, Temporal: c,
+		Engines: worker.MeteredEngines(set, set.Name, e.WorkerMetrics, e.tracer)},
+		worker.Options{TaskQueue: e.Queue, MaxActivities: 8, Metrics: e.WorkerMetrics, EngineName: set.Name,
+			StopGrace: e.stopGrace})
 	if err := w.Start(); err != nil {
 		c.Close()
 		e.T.Fatal(err)
 	}
 	e.worker, e.workerClient = w, c
+}
+
+// dial connects a Temporal client to the dev server for the test, closed at cleanup.
+func dial(t testing.TB, addr string, m *metrics.Metrics, tp trace.TracerProvider) client.Client {
+	t.Helper()
+	c, err := dialClient(addr, m, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// dialClient connects a Temporal client to the dev server, reporting the SDK's metrics into m
+// and tracing through tp when they are set.
+func dialClient(addr string, m *metrics.Metrics, tp trace.TracerProvider) (client.Client, error) {
+	handler, err := m.Temporal()
+	if err != nil {
+		return nil, err
+	}
+	var interceptors []interceptor.ClientInterceptor
+	if tp != nil {
+		i, err := tracing.Temporal(tp)
+		if err != nil {
+			return nil, err
+		}
+		interceptors = append(interceptors, i)
+	}
+	return client.Dial(client.Options{HostPort: addr, MetricsHandler: handler, Interceptors: interceptors,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // StopWorker stops the running worker, as a graceful shutdown or a deploy would.
