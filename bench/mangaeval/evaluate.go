@@ -10,6 +10,7 @@ import (
 	_ "image/png"  // decodes translated PNG pages
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -33,19 +34,22 @@ type evaluator struct {
 
 // pageResult is one page translated from one source language, scored.
 type pageResult struct {
-	Name        string  `json:"name"`
-	Seed        int64   `json:"seed,omitempty"`
-	Src         string  `json:"src"`
-	Width       int     `json:"width"`
-	Height      int     `json:"height"`
-	Format      string  `json:"format"`
-	Notes       string  `json:"notes,omitempty"`
-	Seconds     float64 `json:"seconds"`
-	Error       string  `json:"error,omitempty"`
-	Blocks      int     `json:"blocks"` // as the engine counts them
-	Transcript  bool    `json:"hasTranscript"`
-	Cleaned     bool    `json:"hasCleaned"`
-	ExtraBlocks int     `json:"extraBlocks"` // transcript blocks on no annotated lettering
+	Name    string  `json:"name"`
+	Seed    int64   `json:"seed,omitempty"`
+	Src     string  `json:"src"`
+	Width   int     `json:"width"`
+	Height  int     `json:"height"`
+	Format  string  `json:"format"`
+	Notes   string  `json:"notes,omitempty"`
+	Seconds float64 `json:"seconds"`
+	// BaselineSeconds is Tesseract alone reading the whole page with its vertical Japanese model
+	// (-l jpn_vert --psm 5), measured in the same run: what reading a page costs at the least.
+	BaselineSeconds float64 `json:"baselineSeconds,omitempty"`
+	Error           string  `json:"error,omitempty"`
+	Blocks          int     `json:"blocks"` // as the engine counts them
+	Transcript      bool    `json:"hasTranscript"`
+	Cleaned         bool    `json:"hasCleaned"`
+	ExtraBlocks     int     `json:"extraBlocks"` // transcript blocks on no annotated lettering
 	// OracleCalls is how many translation requests the engine made.
 	OracleCalls int `json:"oracleCalls"`
 	// Oracle lists the blocks the engine sent for translation and the answers.
@@ -82,6 +86,15 @@ func (ev *evaluator) evaluate(ctx context.Context, p mangapage.Page, name, src s
 	req := engine.Request{
 		Image: p.Encoded, Format: p.Format, Filename: name + "." + p.Format,
 		SourceLang: src, TargetLang: "en", Mode: ev.mode, Resolution: "original",
+	}
+	if ev.read.path != "" {
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, ev.read.path, "stdin", "stdout", "-l", "jpn_vert", "--psm", "5")
+		cmd.Stdin = bytes.NewReader(p.Encoded)
+		if err := cmd.Run(); err != nil {
+			return res, fmt.Errorf("running the Tesseract baseline: %w", err)
+		}
+		res.BaselineSeconds = time.Since(start).Seconds()
 	}
 	start := time.Now()
 	resp, err := ev.engine.Translate(ctx, req)

@@ -18,6 +18,7 @@ type tally struct {
 	Emptied          int
 	Blocks, Extra    int
 	Seconds          []float64
+	BaselineSeconds  float64
 	Transcripts      int
 	CleanedResponses int
 }
@@ -30,6 +31,7 @@ func (t *tally) add(r pageResult) {
 	t.Blocks += r.Blocks
 	t.Extra += r.ExtraBlocks
 	t.Seconds = append(t.Seconds, r.Seconds)
+	t.BaselineSeconds += r.BaselineSeconds
 	if r.Transcript {
 		t.Transcripts++
 	}
@@ -129,17 +131,22 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 	fmt.Fprintf(&b, "### Manga pages: %s engine, mode %s, to English\n\n", c.Engine, c.Mode)
 	fmt.Fprintf(&b, "%s; translator: the oracle (the known English of the closest annotated text, over the real OpenAI client). ", what)
 	b.WriteString("Scored: dialogue, captions and free text; sound effects are not.\n\n")
-	b.WriteString("| source | pages | bubbles | found & read (sim ≥ 0.5) | mean CER | English words read back | emptied (≥ 90 % of ink) | s/page mean | s/page p90 | pages/s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| source | pages | bubbles | found & read (sim ≥ 0.5) | mean CER | English words read back | emptied (≥ 90 % of ink) | s/page mean | s/page p90 | pages/s | Tesseract alone s/page | × Tesseract alone |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, src := range c.Srcs {
 		var t tally
 		for _, r := range results[src] {
 			t.add(r)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %s | %s | %.2f | %.2f | %.2f |\n",
+		base, ratio := "–", "–"
+		if t.BaselineSeconds > 0 {
+			mean := t.BaselineSeconds / float64(t.Pages)
+			base, ratio = fmt.Sprintf("%.2f", mean), fmt.Sprintf("%.2f", t.meanSeconds()/mean)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %s | %s | %.2f | %.2f | %.2f | %s | %s |\n",
 			src, t.Pages, t.Bubbles, pct(t.Read, t.Bubbles), t.meanCER(), pct(t.WordsFound, t.WordsTotal),
-			pct(t.Emptied, t.Measured), t.meanSeconds(), t.percentile(90), t.pagesPerSecond())
+			pct(t.Emptied, t.Measured), t.meanSeconds(), t.percentile(90), t.pagesPerSecond(), base, ratio)
 		if t.Failed > 0 {
 			notes = append(notes, fmt.Sprintf("%s: the engine failed on %d of %d pages (their bubbles count as missed).", src, t.Failed, t.Pages))
 		}
