@@ -111,28 +111,7 @@ func groupLines(words []word) []line {
 // extents and similar letter heights: lettering in a bubble is centred, so lines of different
 // widths still overlap.
 func groupBlocks(lines []line) []block {
-	parent := make([]int, len(lines))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
-	for i := range lines {
-		for j := i + 1; j < len(lines); j++ {
-			if sameBlock(lines[i], lines[j]) {
-				parent[find(i)] = find(j)
-			}
-		}
-	}
-	groups := map[int][]line{}
-	for i, l := range lines {
-		groups[find(i)] = append(groups[find(i)], l)
-	}
+	groups := cluster(lines, sameBlock)
 	var blocks []block
 	for _, ls := range groups {
 		slices.SortFunc(ls, func(a, b line) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
@@ -151,6 +130,42 @@ func groupBlocks(lines []line) []block {
 		return cmp.Compare(a.Box.Min.X, b.Box.Min.X)
 	})
 	return blocks
+}
+
+// cluster partitions items into the connected groups of the relation same (single linkage), in
+// the order of each group's first item.
+func cluster[T any](items []T, same func(a, b T) bool) [][]T {
+	parent := make([]int, len(items))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			if same(items[i], items[j]) {
+				parent[find(i)] = find(j)
+			}
+		}
+	}
+	index := map[int]int{}
+	var out [][]T
+	for i, it := range items {
+		root := find(i)
+		k, ok := index[root]
+		if !ok {
+			k = len(out)
+			index[root] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], it)
+	}
+	return out
 }
 
 func lineHeight(l line) int {

@@ -222,28 +222,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
-	parent := make([]int, len(blobs))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
-	for i := range blobs {
-		for j := i + 1; j < len(blobs); j++ {
-			if joins(blobs[i], blobs[j], minChar) {
-				parent[find(i)] = find(j)
-			}
-		}
-	}
-	groups := map[int][]blob{}
-	for i := range blobs {
-		groups[find(i)] = append(groups[find(i)], blobs[i])
-	}
+	groups := cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
 	var out []*textBlock
 	var lettering []blob
 	for _, grp := range groups {
