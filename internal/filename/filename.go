@@ -110,7 +110,12 @@ func (d *Deduper) Unique(name string) string {
 		d.seen = map[string]bool{}
 	}
 	ext := path.Ext(name)
-	base := strings.TrimSuffix(name, ext)
+	// "0 .png" again is "0 (2).png": the counter's own space replaces a trailing one, which
+	// Sanitize would otherwise fold away, leaving a name that does not sanitize to itself.
+	base := strings.TrimRight(strings.TrimSuffix(name, ext), " ")
+	if base == "" {
+		base = "page"
+	}
 	candidate := name
 	for n := 2; d.seen[strings.ToLower(candidate)]; n++ {
 		candidate = fit(base, fmt.Sprintf(" (%d)%s", n, ext))
