@@ -317,57 +317,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 			h.event("charge.dispute.closed", p2.Add(time.Minute), disputeObj("dp_v1", "ch_v1", "", 19900, "won")),
 			h.event("invoice.paid", p2, paidInvoiceObj("in_v2", "vic", "cus_vic", "sub_v", "price_pro", p2, p3, "ch_v2", "pi_v2", 19900)),
 		}
-		gate := make(chan struct{})
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for _, p := range events {
-			for range 2 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-gate
-					if err := h.deliver(p); err != nil {
-						t.Errorf("round %d: %s: %v", round, eventType(p), err)
-					}
-				}()
-			}
-		}
-		for _, id := range jobs[:2] {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-					t.Error(err)
-				}
-			}()
-		}
-		for range 3 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				id := uuid.NewString()
-				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 100})
-				switch {
-				case err == nil:
-					mu.Lock()
-					jobs = append(jobs, id)
-					mu.Unlock()
-				case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
-				default:
-					t.Error(err)
-				}
-			}()
-		}
-		close(gate)
-		wg.Wait()
-		h.user("vic")
-		for _, id := range jobs {
-			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		h.race(t, fmt.Sprintf("round %d: ", round), events, jobs, "vic", job.Spec{Mode: "standard", Resolution: "original"}, 100, 3)
 		h.wantBalances("vic", "a=1000 p=0 d=0", fmt.Sprintf("round %d, after everything settled", round))
 	}
 }

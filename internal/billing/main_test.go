@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,9 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/vtsproject/vts/internal/billing"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 	"github.com/vtsproject/vts/internal/testkit/stripetest"
@@ -291,4 +294,64 @@ func subscriptionObj(id, userID, customer, status, priceID string) map[string]an
 func chargeObj(id, paymentIntent string, amount, refunded int64, meta map[string]string) map[string]any {
 	return map[string]any{"id": id, "object": "charge", "amount": amount, "amount_refunded": refunded, "refunded": refunded == amount,
 		"payment_intent": paymentIntent, "invoice": nil, "metadata": meta}
+}
+
+// race releases at once: every event delivered twice, the first two of jobs settled, and n
+// reservations of pages pages for user; then it settles every job the race left open and
+// returns all the jobs. Errors other than a refused reservation fail the test, prefixed by label.
+func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []string, user string, spec job.Spec, pages, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, p := range events {
+		for range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-gate
+				if err := h.deliver(p); err != nil {
+					t.Errorf("%s%s: %v", label, eventType(p), err)
+				}
+			}()
+		}
+	}
+	for _, id := range jobs[:2] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			id := uuid.NewString()
+			_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: user, Spec: spec, Pages: pages})
+			switch {
+			case err == nil:
+				mu.Lock()
+				jobs = append(jobs, id)
+				mu.Unlock()
+			case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	h.user(user)
+	for _, id := range jobs {
+		if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return jobs
 }

@@ -2,8 +2,6 @@ package billing_test
 
 import (
 	"context"
-	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -119,57 +117,7 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 		h.event("customer.subscription.deleted", t0.Add(2*time.Minute), subscriptionObj("sub_s", "sal", "cus_sal", "canceled", "price_pro")),
 		h.event("invoice.paid", t0.Add(time.Minute), invoiceObj("in_s2", "sal", "cus_sal", "sub_s", "price_pro", end, end.AddDate(0, 1, 0))),
 	}
-	gate := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for _, p := range events {
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				if err := h.deliver(p); err != nil {
-					t.Errorf("%s: %v", eventType(p), err)
-				}
-			}()
-		}
-	}
-	for _, id := range jobs[:2] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
-			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
-			id := uuid.NewString()
-			_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "sal", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 4})
-			switch {
-			case err == nil:
-				mu.Lock()
-				jobs = append(jobs, id)
-				mu.Unlock()
-			case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
-			default:
-				t.Error(err)
-			}
-		}()
-	}
-	close(gate)
-	wg.Wait()
-	h.user("sal")
-	for _, id := range jobs {
-		if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	jobs = h.race(t, "", events, jobs, "sal", job.Spec{Mode: "fast", Resolution: "original"}, 4, 4)
 	u := h.user("sal")
 	if u.Plan != "free" || u.AllowanceCredits != 10 || u.SubscriptionStatus != "canceled" {
 		t.Fatalf("after the race: %+v", u)
