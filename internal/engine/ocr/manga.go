@@ -242,7 +242,11 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	for _, tb := range out {
 		all = all.Union(tb.Box)
 	}
-	if filled.Area > 8*area(all) || filled.Box.Dx() >= g.Bounds().Dx()*9/10 {
+	// A short shout in a big balloon fills little of it; a balloon that is small on the page
+	// is still a balloon.
+	pb := g.Bounds()
+	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*area(all)
+	if (filled.Area > 8*area(all) && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
 		return out
 	}
 	if len(out) > 1 {
@@ -265,6 +269,14 @@ func joins(a, b blob, minChar int) bool {
 		small, big = big, small
 	}
 	gap := boxGap(a.Box, b.Box)
+	// Characters of one column (or row) line up: a thin stroke such as a vertical ー, or a
+	// small kana or mark, stacked right under its neighbour belongs to it whatever its size.
+	xov := min(a.Box.Max.X, b.Box.Max.X) - max(a.Box.Min.X, b.Box.Min.X)
+	yov := min(a.Box.Max.Y, b.Box.Max.Y) - max(a.Box.Min.Y, b.Box.Min.Y)
+	if gap <= max(minChar, big.Thick)*4/5 && big.Thick <= 4*max(minChar, small.Thick) &&
+		(xov*2 >= min(a.Box.Dx(), b.Box.Dx()) || yov*2 >= min(a.Box.Dy(), b.Box.Dy())) {
+		return true
+	}
 	if small.Thick*9 >= big.Thick*5 { // comparable thickness
 		return gap <= max(minChar, small.Thick)*6/5
 	}
