@@ -36,6 +36,15 @@ type textBlock struct {
 	Paper  color.RGBA
 }
 
+// chars estimates how many characters the block's lines hold, from their length in characters.
+func (b *textBlock) chars() int {
+	n := 0
+	for _, l := range b.Lines {
+		n += max(1, (lineLength(l, b.Vertical)+b.Char/2)/b.Char)
+	}
+	return n
+}
+
 func (b *textBlock) inkAt(x, y int) bool {
 	if !(image.Point{x, y}).In(b.Box) {
 		return false
@@ -395,11 +404,7 @@ func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int
 			return nil
 		}
 	}
-	chars := 0
-	for _, l := range tb.Lines {
-		chars += max(1, (lineLength(l, vertical)+tb.Char/2)/tb.Char)
-	}
-	if chars < 2 {
+	if tb.chars() < 2 {
 		return nil
 	}
 	if vertical {

@@ -228,11 +228,7 @@ func worthReading(b *textBlock) bool {
 	if b.Bubble != nil {
 		return true
 	}
-	chars := 0
-	for _, l := range b.Lines {
-		chars += max(1, (lineLength(l, b.Vertical)+b.Char/2)/b.Char)
-	}
-	return chars >= 3
+	return b.chars() >= 3
 }
 
 // cleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
