@@ -13,8 +13,10 @@ packages+=(tesseract-ocr-jpn tesseract-ocr-jpn-vert tesseract-ocr-kor tesseract-
   tesseract-ocr-chi-sim tesseract-ocr-chi-sim-vert tesseract-ocr-chi-tra tesseract-ocr-chi-tra-vert
   tesseract-ocr-script-jpan tesseract-ocr-script-jpan-vert
   fonts-noto-cjk fonts-comic-neue fonts-ipafont-gothic fonts-ipafont-mincho fonts-vlgothic)
-# The web page's tests drive a headless Chromium; the service itself does not need it.
-if [ "${1:-}" = "--test" ]; then packages+=(chromium); fi
+# The web page's tests drive a headless Chromium; the language-detection tests draw ordinary
+# pages in Liberation's serif, sans, narrow and mono faces and Breip's handwriting. The service
+# itself needs none of them.
+if [ "${1:-}" = "--test" ]; then packages+=(chromium fonts-liberation fonts-breip); fi
 temporal_version=v1.5.1
 stripe_mock_version=v0.203.0
 

@@ -51,13 +51,37 @@ type Response struct {
 // copy that travels beside the page in the ZIP.
 type Transcript struct {
 	// Page is the page's name in the job (its output name).
-	Page       string            `json:"page"`
-	Width      int               `json:"width"`
-	Height     int               `json:"height"`
-	SourceLang string            `json:"sourceLang"` // as detected when the upload said "auto"
-	TargetLang string            `json:"targetLang"`
-	Engine     string            `json:"engine"`
-	Blocks     []TranscriptBlock `json:"blocks"`
+	Page       string `json:"page"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+	SourceLang string `json:"sourceLang"` // as detected when the upload said "auto"
+	TargetLang string `json:"targetLang"`
+	Engine     string `json:"engine"`
+	// Detection says how SourceLang was decided when the upload said "auto": which scripts were
+	// read and how they scored, so that a wrong decision can be diagnosed from a user's report.
+	Detection *Detection        `json:"detection,omitempty"`
+	Blocks    []TranscriptBlock `json:"blocks"`
+}
+
+// Detection is the evidence behind an automatic language decision.
+type Detection struct {
+	// Reason says in words what decided, e.g. "Latin lines read with confidence".
+	Reason string `json:"reason"`
+	// Candidates are the scripts read, best first.
+	Candidates []DetectionCandidate `json:"candidates"`
+}
+
+// DetectionCandidate is one script's reading of the page's lettering.
+type DetectionCandidate struct {
+	// Script is "Latin", "Japanese", "Hangul" or "Han".
+	Script string `json:"script"`
+	// Langs are the candidate languages read in that script (with the models of each).
+	Langs []string `json:"langs"`
+	// Score is the page's lettering, in characters, read confidently in that script and fitting
+	// it: the same measure for every script.
+	Score float64 `json:"score"`
+	// Confidence is the mean confidence of the readings that counted, from 0 to 1.
+	Confidence float64 `json:"confidence"`
 }
 
 // TranscriptBlock is one bubble, caption or run of free text.

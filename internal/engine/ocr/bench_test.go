@@ -9,8 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/testkit/docpage"
 )
 
 // benchPage is a 1600×2400 comic page: four speech bubbles on a gradient, a dark caption box
@@ -92,4 +94,47 @@ func BenchmarkTesseractCLI(b *testing.B) {
 			b.Fatal("tesseract did not read the page")
 		}
 	}
+}
+
+// BenchmarkAutoOnLatinPages translates the first six pages of the ordinary-page corpus (the
+// pages of the report behind issue 15, among them) once with their language named and once
+// under auto, in the same iteration, and reports the time and Tesseract passes per page of each
+// and the ratio: what detection costs on an ordinary page.
+func BenchmarkAutoOnLatinPages(b *testing.B) {
+	e := testEngine(b)
+	specs := docpage.Corpus()[:6]
+	pages := make([]docpage.Page, len(specs))
+	for i, s := range specs {
+		p, err := docpage.Render(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages[i] = p
+	}
+	var named, auto time.Duration
+	var namedRuns, autoRuns int64
+	run := func(p docpage.Page, src string) (time.Duration, int64) {
+		dst := map[string]string{"en": "es", "es": "en"}[p.Lang]
+		runs := e.tess.runs.Load()
+		start := time.Now()
+		if _, err := e.Translate(context.Background(), engine.Request{Image: p.Image, Format: p.Format, Filename: p.Name(),
+			SourceLang: src, TargetLang: dst}); err != nil {
+			b.Fatalf("%s from %s: %v", p.Name(), src, err)
+		}
+		return time.Since(start), e.tess.runs.Load() - runs
+	}
+	for b.Loop() {
+		for _, p := range pages {
+			d, r := run(p, p.Lang)
+			named, namedRuns = named+d, namedRuns+r
+			d, r = run(p, "auto")
+			auto, autoRuns = auto+d, autoRuns+r
+		}
+	}
+	n := float64(b.N * len(pages))
+	b.ReportMetric(named.Seconds()/n, "named-s/page")
+	b.ReportMetric(auto.Seconds()/n, "auto-s/page")
+	b.ReportMetric(auto.Seconds()/named.Seconds(), "auto/named")
+	b.ReportMetric(float64(namedRuns)/n, "named-passes/page")
+	b.ReportMetric(float64(autoRuns)/n, "auto-passes/page")
 }

@@ -155,7 +155,7 @@ func (e *Engine) plan(src, dst, mode string) (planned, error) {
 			return strings.Compare(a, b)
 		})
 		sort.Strings(cjk)
-		return planned{mode: m, candidates: cands, cjk: cjk, dst: dst}, nil
+		return planned{mode: m, auto: true, candidates: cands, cjk: cjk, dst: dst}, nil
 	}
 	if _, ok := e.langs[src]; !ok {
 		return planned{}, &engine.UnsupportedError{
@@ -194,6 +194,8 @@ func needsTranslator(src, dst string, t translator.Translator) string {
 
 type planned struct {
 	mode Mode
+	// auto is true when the upload left the source language to detection.
+	auto bool
 	// candidates are the Latin-script (and other non-CJK) sources to read, best first.
 	candidates []string
 	// cjk are the Chinese, Japanese and Korean sources to detect and read as manga lettering.

@@ -30,16 +30,56 @@ type cjkPage struct {
 	readings []reading
 	lang     string // detected or given: ja, ko, zh-Hans, zh-Hant; "" when not CJK
 	pa       *pageAnalysis
+	// latin is true when, under auto, the lettering was found to be Latin: the Latin pipeline
+	// reads and translates the page.
+	latin bool
+	// detection is the evidence behind the decision under auto; nil when the upload named the
+	// language.
+	detection *engine.Detection
 }
 
-// readCJK finds the lettering and establishes its language before reading it for good: vertical
-// columns are read with the vertical models, rows with the horizontal ones, and the script of
-// what comes back (kana, Hangul, Han alone) decides among the candidates.
-func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) (*cjkPage, error) {
+// readCJK finds the lettering and establishes its language before reading it for good. Under
+// auto the page is first read as Latin (see detect.go); unless that settles it, vertical columns
+// are read with the vertical models, rows with the horizontal ones, and the script of what comes
+// back (kana, Hangul, Han alone) decides among the candidates and against Latin.
+func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, p planned) (*cjkPage, error) {
 	blocks, pa := findTextBlocks(page, true)
 	mp := &cjkPage{blocks: blocks, pa: pa}
 	if len(blocks) == 0 {
 		return mp, nil
+	}
+	var lat *evidence
+	if p.auto {
+		mp.detection = &engine.Detection{}
+	}
+	// latinLook reads the page as Latin and, when decisive, reports whether that settles it.
+	latinLook := func(decisive bool) (bool, error) {
+		model, langs := e.latinLook(p)
+		if model == "" {
+			return false, nil
+		}
+		rs, err := e.readLatin(ctx, pa, blocks, model)
+		if err != nil {
+			return false, err
+		}
+		lat = &evidence{script: latinScript, langs: langs, readings: rs}
+		lat.weigh(blocks)
+		share := lat.score / letteringSize(blocks)
+		if !decisive || share < decisiveLatin {
+			return false, nil
+		}
+		mp.latin = true
+		mp.detection.Reason = fmt.Sprintf("Latin: %.0f%% of the lettering read confidently as Latin words", 100*share)
+		describe(mp.detection, lat)
+		return true, nil
+	}
+	// Latin is set in rows, never in columns: a page whose lettering is mostly columns is read as
+	// CJK first, and as Latin only if that does not settle it.
+	latinFirst := p.auto && verticalShare(blocks) <= 0.5
+	if latinFirst {
+		if done, err := latinLook(true); done || err != nil {
+			return mp, err
+		}
 	}
 	has := func(name string) bool { return slices.Contains(e.installed, name) }
 	modelsOf := func(lang string) func(vertical bool) string {
@@ -60,33 +100,75 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 	// confidently, wins: Korean's model is needed to see Hangul at all, and Chinese pages are
 	// told simplified or traditional by which model reads them better.
 	order := []string{"ja", "ko", "zh-Hans", "zh-Hant"}
-	var best reading
-	var bestLang string
-	var readings []reading
+	var evs []*evidence
+	var best *evidence
+	reason := ""
 	for _, lang := range order {
-		if !slices.Contains(cands, lang) || modelsOf(lang)(false) == "" {
+		if !slices.Contains(p.cjk, lang) || modelsOf(lang)(false) == "" {
 			continue
 		}
 		rs, err := e.readOriented(ctx, pa, blocks, modelsOf(lang))
 		if err != nil {
 			return nil, err
 		}
+		ev := &evidence{script: scriptOfCJK(lang), langs: []string{lang}, readings: rs}
+		ev.weigh(blocks)
+		evs = append(evs, ev)
 		detected := detectCJK(blocks, rs)
 		// Vertical columns with kana are Japanese beyond doubt (Korean is not set vertically,
 		// and Chinese has no kana), however many shapes of art read as horizontal "lines".
-		if lang == "ja" && (detectCJK(verticalOnly(blocks, rs)) == "ja" || (detected == "ja" && mostlyVertical(blocks))) {
-			bestLang, readings = lang, rs
+		if lang == "ja" && (detectCJK(verticalOnly(blocks, rs)) == "ja" || (detected == "ja" && mostlyVertical(blocks))) &&
+			(lat == nil || ev.score > lat.score) {
+			best, reason = ev, "Japanese: kana in vertical columns"
 			break
 		}
-		score := scriptScore(lang, rs)
-		if score > best.Conf && (detected == "" || sameScript(detected, lang)) {
-			best.Conf, bestLang, readings = score, lang, rs
+		// A reading in another language's script is no evidence for this one: Chinese read by
+		// the Japanese model comes back as kanji without kana.
+		if ev.score > 0 && (detected == "" || sameScript(detected, lang)) && (best == nil || ev.score > best.score) {
+			best = ev
 		}
 	}
-	if bestLang == "" {
+	if p.auto && !latinFirst && reason == "" {
+		if _, err := latinLook(false); err != nil {
+			return nil, err
+		}
+	}
+	if mp.detection != nil {
+		describe(mp.detection, append(evs, lat)...)
+	}
+	latinWins := false
+	switch {
+	case reason != "":
+	case best == nil && (lat == nil || lat.score == 0):
+		if mp.detection != nil {
+			mp.detection.Reason = "no script read with confidence"
+		}
+		return mp, nil
+	case best == nil:
+		latinWins, reason = true, "Latin: no Chinese, Japanese or Korean read with confidence"
+	case lat == nil || best.score >= clearMargin*lat.score:
+		reason = fmt.Sprintf("%s: its reading scored %.1f against Latin's %.1f", best.script, best.score, latinScore(lat))
+	case lat.score >= clearMargin*best.score:
+		latinWins, reason = true, fmt.Sprintf("Latin: its reading scored %.1f against %s's %.1f", lat.score, best.script, best.score)
+	default:
+		close := fmt.Sprintf("Latin %.1f against %s %.1f", lat.score, best.script, best.score)
+		if isLatin, script, ok := e.secondLook(ctx, pa); ok {
+			latinWins = isLatin
+			reason = fmt.Sprintf("close (%s); the page's script detection saw %s", close, script)
+		} else {
+			latinWins = lat.score > best.score
+			reason = fmt.Sprintf("close (%s); the higher score", close)
+		}
+	}
+	if mp.detection != nil {
+		mp.detection.Reason = reason
+	}
+	if latinWins {
+		mp.latin = true
 		return mp, nil
 	}
-	lang := bestLang
+	lang := best.langs[0]
+	readings := best.readings
 	mp.lang = lang
 	mp.readings = readings
 	if lang == "ko" || (lang != "ja" && !mostlyVertical(blocks)) {
@@ -101,6 +183,13 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, cands []string) 
 		}
 	}
 	return mp, nil
+}
+
+func latinScore(lat *evidence) float64 {
+	if lat == nil {
+		return 0
+	}
+	return lat.score
 }
 
 // looksLikeText reports whether what was found is lettering beyond doubt: several blocks, or
@@ -129,26 +218,6 @@ func sameScript(detected, lang string) bool {
 		return lang == "zh-Hans" || lang == "zh-Hant"
 	}
 	return detected == lang
-}
-
-// scriptScore is how much of lang's own script the readings hold, weighted by confidence.
-func scriptScore(lang string, rs []reading) float64 {
-	var score float64
-	for _, r := range rs {
-		if r.Conf < minReadConf {
-			continue
-		}
-		c := countScripts(r.Text)
-		n := c.Han
-		switch lang {
-		case "ko":
-			n = c.Hangul
-		case "ja":
-			n = c.Han + c.Kana
-		}
-		score += r.Conf * float64(n)
-	}
-	return score
 }
 
 // detectCJK names the script of the confident readings, weighting each block by its lines.
@@ -205,7 +274,7 @@ func (e *Engine) readOriented(ctx context.Context, pa *pageAnalysis, blocks []*t
 			psm = 5
 		}
 		wg.Go(func() {
-			rs, err := e.readBlocks(ctx, pa, sel, lang, psm)
+			rs, err := e.readBlocks(ctx, pa, sel, lang, psm, true)
 			if err != nil {
 				errs[d] = fmt.Errorf("reading lettering: %w", err)
 				return

@@ -82,8 +82,8 @@ func cropFor(g *image.Gray, b *textBlock, l image.Rectangle, soft bool, inkMax u
 
 // readBlocks reads every block with the Tesseract language lang ("jpn_vert", "kor", …), line by
 // line, and returns one reading per block, keeping for each line the better of the two
-// preparations.
-func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, lang string, psm int) ([]reading, error) {
+// preparations; without secondLook, the crisp preparation alone reads (one pass).
+func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, lang string, psm int, secondLook bool) ([]reading, error) {
 	if len(blocks) == 0 {
 		return nil, nil
 	}
@@ -114,7 +114,7 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 	}
 	var doubtful []int
 	for i, r := range lines {
-		if r.Conf < sureConf {
+		if secondLook && r.Conf < sureConf {
 			doubtful = append(doubtful, i)
 		}
 	}

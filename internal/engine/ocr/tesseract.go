@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // tesseract runs the Tesseract CLI. The image travels on stdin as binary PGM, which Leptonica
@@ -19,6 +20,8 @@ type tesseract struct {
 	tessdataDir string
 	// sem bounds concurrent tesseract processes: each takes a core and up to a few hundred MB.
 	sem chan struct{}
+	// runs counts the processes started: what a page costs, in the unit that dominates it.
+	runs atomic.Int64
 }
 
 // word is one recognised word, in the coordinates of the image given to tesseract.
@@ -64,6 +67,7 @@ func (t *tesseract) exec(ctx context.Context, input string, stdin io.Reader, arg
 		return nil, err
 	}
 	defer t.release()
+	t.runs.Add(1)
 	all := append(t.baseArgs(), input, "stdout")
 	all = append(all, args...)
 	cmd := exec.CommandContext(ctx, t.path, all...)

@@ -43,11 +43,13 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	}
 
 	progress("ocr")
+	var detection *engine.Detection
 	if len(p.cjk) > 0 {
-		mp, err := e.readCJK(ctx, page, p.cjk)
+		mp, err := e.readCJK(ctx, page, p)
 		if err != nil {
 			return nil, err
 		}
+		detection = mp.detection
 		switch {
 		case mp.lang != "":
 			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, page, format, mp, progress)
@@ -58,11 +60,13 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 			if err != nil {
 				return nil, err
 			}
-			ts.Page = req.Filename
+			ts.Page, ts.Detection = req.Filename, detection
 			resp.Image, resp.Format, resp.Transcript, resp.Cleaned = data, format, ts, cleaned
-			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks)
+			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks, "detection", detectionReason(detection))
 			return resp, nil
-		case len(p.candidates) == 0 && mp.looksLikeText():
+		case mp.latin && len(p.candidates) == 0:
+			return nil, engine.Permanent(fmt.Sprintf("the text on this page is in the Latin script, which cannot be translated to %s here", languageName(p.dst)), nil)
+		case !mp.latin && len(p.candidates) == 0 && mp.looksLikeText():
 			// Lettering was found, but not in a script we can read with confidence: an
 			// honest failure (refunded) rather than a page returned as if translated.
 			return nil, engine.Permanent("the text on this page could not be read with confidence in "+strings.Join(p.cjk, ", "), nil)
@@ -78,6 +82,9 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	tr := e.translatorFor(p.mode, lang, p.dst)
 	n := 0
 	ts := &engine.Transcript{Page: req.Filename, Width: page.Bounds().Dx(), Height: page.Bounds().Dy(), SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
+	if p.auto {
+		ts.Detection = latinDetection(detection, lang, p.candidates)
+	}
 	if len(blocks) > 0 && lang != p.dst && tr != nil {
 		progress("translate")
 		texts := make([]string, len(blocks))
@@ -108,7 +115,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 			ts.Blocks = append(ts.Blocks, engine.TranscriptBlock{Box: rectOf(b.Box), Shape: corners(b.Box), Kind: "free",
 				Lang: lang, Source: b.Text, Translation: out[i], Confidence: round2(conf)})
 		}
-		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n)
+		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n, "detection", detectionReason(ts.Detection))
 	}
 	if n == 0 {
 		return e.unchanged(req, page, format)
