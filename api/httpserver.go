@@ -20,23 +20,25 @@ type Timeouts struct {
 var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, BodyIdle: 30 * time.Second, Body: 10 * time.Minute, Idle: 2 * time.Minute}
 
 // HTTPServer serves handler with DefaultTimeouts.
-func HTTPServer(addr string, handler http.Handler) *http.Server {
+func HTTPServer(addr string, handler http.Handler) *TimedServer {
 	return NewHTTPServer(addr, handler, DefaultTimeouts)
 }
 
 // NewHTTPServer serves handler with timeouts against slow clients: headers must arrive within
-// ReadHeader, and a request body may neither pause longer than BodyIdle nor take longer than Body.
-// http.Server.ReadTimeout can only bound the whole body, so a client could hold an upload's
-// connection for its full ten minutes by sending a byte now and then; the per-read deadline
-// catches a stall within BodyIdle. Responses (SSE, downloads) manage their own write deadlines.
-func NewHTTPServer(addr string, handler http.Handler, t Timeouts) *http.Server {
-	return &http.Server{
+// ReadHeader (or the client is answered 408, see TimedServer), and a request body may neither pause
+// longer than BodyIdle nor take longer than Body. http.Server.ReadTimeout can only bound the whole
+// body, so a client could hold an upload's connection for its full ten minutes by sending a byte
+// now and then; the per-read deadline catches a stall within BodyIdle. Responses (SSE, downloads)
+// manage their own write deadlines.
+func NewHTTPServer(addr string, handler http.Handler, t Timeouts) *TimedServer {
+	return &TimedServer{readHeader: t.ReadHeader, Server: &http.Server{
 		Addr:              addr,
-		Handler:           bodyDeadlines(handler, t),
-		ReadHeaderTimeout: t.ReadHeader,
+		Handler:           headerClock(bodyDeadlines(handler, t)),
+		ReadHeaderTimeout: 2 * t.ReadHeader, // a backstop: the 408 comes first
 		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    64 << 10,
-	}
+		ConnContext:       withHeaderConn,
+	}}
 }
 
 func bodyDeadlines(next http.Handler, t Timeouts) http.Handler {
