@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/imageio"
@@ -57,6 +58,27 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 	t.Logf("task queues %s and %s", a.Config.TaskQueue, b.Config.TaskQueue)
 	if a.Config.TaskQueue == b.Config.TaskQueue {
 		t.Fatalf("both instances use the task queue %s", a.Config.TaskQueue)
+	}
+
+	// Each instance's reconciler is its own schedule, run on its own task queue: sharing one,
+	// the last instance to start would run every instance's reconciler on its queue.
+	for _, s := range []*stack{a, b} {
+		if err := s.scheduleReconcile(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []*stack{a, b} {
+		l := s.newLifecycle()
+		h := s.Temporal.ScheduleClient().GetHandle(ctx, l.ReconcileScheduleID())
+		l.Close()
+		t.Cleanup(func() { _ = h.Delete(context.Background()) })
+		d, err := h.Describe(ctx)
+		if err != nil {
+			t.Fatalf("the schedule of the instance on %s: %v", s.Config.TaskQueue, err)
+		}
+		if act, ok := d.Schedule.Action.(*client.ScheduleWorkflowAction); !ok || act.TaskQueue != s.Config.TaskQueue {
+			t.Fatalf("the reconciler of the instance on %s is scheduled as %+v", s.Config.TaskQueue, d.Schedule.Action)
+		}
 	}
 
 	// Only the second instance's worker runs at first.

@@ -415,7 +415,7 @@ func TestReconcileSchedule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h := env.Temporal.ScheduleClient().GetHandle(ctx, workflows.ReconcileScheduleID)
+	h := env.Temporal.ScheduleClient().GetHandle(ctx, env.Jobs.ReconcileScheduleID())
 	t.Cleanup(func() { _ = h.Delete(context.Background()) })
 	d, err := h.Describe(ctx)
 	if err != nil {
