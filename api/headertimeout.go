@@ -9,15 +9,16 @@ import (
 	"time"
 )
 
-// TimedServer is an http.Server whose connections answer 408 Request Timeout, always, when a request's
-// headers miss their deadline. http.Server's own ReadHeaderTimeout answers nothing or "400 Bad
-// Request" depending on whether the deadline falls between two header lines or inside one (the
-// half-read line is parsed as if it were whole), so a slow client could not tell a timeout from a
-// malformed request. Here a timer per connection answers first and closes the connection; the
-// server's own timeout stays as a later backstop.
+// TimedServer is an http.Server held to Timeouts (NewHTTPServer). Its connections answer 408
+// Request Timeout, always, when a request's headers miss their deadline: http.Server's own
+// ReadHeaderTimeout answers nothing or "400 Bad Request" depending on whether the deadline falls
+// between two header lines or inside one (the half-read line is parsed as if it were whole), so a
+// slow client could not tell a timeout from a malformed request. Here a timer per connection
+// answers first and closes the connection; the server's own timeout stays as a later backstop.
 type TimedServer struct {
 	*http.Server
 	readHeader time.Duration
+	abort      context.CancelFunc // ends the bodies still being read (Stop)
 }
 
 // ListenAndServe listens on Addr and serves.
