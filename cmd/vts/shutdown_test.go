@@ -199,7 +199,16 @@ func TestSIGTERMMidUpload(t *testing.T) {
 	finishing, stalled := begin("finishing-user"), begin("stalled-user")
 	// The stalled upload's first page reaches storage before the signal.
 	blobDir := strings.TrimPrefix(strings.SplitN(env.BlobURL, "?", 2)[0], "file://")
-	for len(files(t, blobDir)) < 2 {
+	for {
+		jobs := map[string]bool{}
+		for _, f := range files(t, blobDir) {
+			if rel, err := filepath.Rel(blobDir, f); err == nil {
+				jobs[strings.SplitN(filepath.ToSlash(rel), "/in/", 2)[0]] = true
+			}
+		}
+		if len(jobs) == 2 {
+			break
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := api.Process.Signal(syscall.SIGTERM); err != nil {
