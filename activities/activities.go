@@ -278,23 +278,31 @@ type BuildZipResult struct {
 // are stored, not deflated: it is faster and the archive is no larger. Transcripts are deflated.
 func (a *Activities) BuildZip(ctx context.Context, in BuildZipInput) (*BuildZipResult, error) {
 	key := job.ZipKey(in.JobID)
-	w, err := a.Bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: "application/zip"})
+	// gocloud commits a write on Close, whatever was written: only a writer whose context was
+	// cancelled before Close discards it. A failed attempt cancels, so that no truncated archive
+	// is left under the job's key (a retry would replace it, but a job that gives up on its ZIP
+	// would keep a broken file no record points to).
+	wctx, abort := context.WithCancel(ctx)
+	defer abort()
+	w, err := a.Bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: "application/zip"})
 	if err != nil {
 		return nil, fmt.Errorf("creating %s: %w", key, err)
+	}
+	fail := func(err error) (*BuildZipResult, error) {
+		abort()
+		_ = w.Close()
+		return nil, err
 	}
 	cw := &countingWriter{w: w}
 	zw := zip.NewWriter(cw)
 	for _, e := range in.Entries {
 		if err := copyEntry(ctx, a.Bucket, zw, e); err != nil {
-			_ = zw.Close()
-			_ = w.Close()
-			return nil, err
+			return fail(err)
 		}
 		activity.RecordHeartbeat(ctx, e.Name)
 	}
 	if err := zw.Close(); err != nil {
-		_ = w.Close()
-		return nil, fmt.Errorf("finishing zip: %w", err)
+		return fail(fmt.Errorf("finishing zip: %w", err))
 	}
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", key, err)

@@ -32,6 +32,8 @@ func newError(status int, code, message string) *Error {
 var (
 	errJobNotFound = newError(http.StatusNotFound, "job_not_found", "no job with this ID")
 	errInternal    = newError(http.StatusInternalServerError, "internal", "something went wrong on our side; it has been logged")
+	// errDraining answers an upload still being received when a stopping server's grace ends.
+	errDraining    = &Error{Status: http.StatusServiceUnavailable, Code: "draining", Message: "this server is shutting down; retry the upload", RetryAfter: 1}
 	errUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "the service is temporarily unavailable; try again shortly", RetryAfter: 5}
 )
 

@@ -2,9 +2,12 @@ package api
 
 import (
 	"cmp"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -20,26 +23,51 @@ type Timeouts struct {
 var DefaultTimeouts = Timeouts{ReadHeader: 10 * time.Second, BodyIdle: 30 * time.Second, Body: 10 * time.Minute, Idle: 2 * time.Minute}
 
 // HTTPServer serves handler with DefaultTimeouts.
-func HTTPServer(addr string, handler http.Handler) *http.Server {
+func HTTPServer(addr string, handler http.Handler) *TimedServer {
 	return NewHTTPServer(addr, handler, DefaultTimeouts)
 }
 
 // NewHTTPServer serves handler with timeouts against slow clients: headers must arrive within
-// ReadHeader, and a request body may neither pause longer than BodyIdle nor take longer than Body.
-// http.Server.ReadTimeout can only bound the whole body, so a client could hold an upload's
-// connection for its full ten minutes by sending a byte now and then; the per-read deadline
-// catches a stall within BodyIdle. Responses (SSE, downloads) manage their own write deadlines.
-func NewHTTPServer(addr string, handler http.Handler, t Timeouts) *http.Server {
-	return &http.Server{
+// ReadHeader (or the client is answered 408, see TimedServer), and a request body may neither pause
+// longer than BodyIdle nor take longer than Body. http.Server.ReadTimeout can only bound the whole
+// body, so a client could hold an upload's connection for its full ten minutes by sending a byte
+// now and then; the per-read deadline catches a stall within BodyIdle. Responses (SSE, downloads)
+// manage their own write deadlines.
+func NewHTTPServer(addr string, handler http.Handler, t Timeouts) *TimedServer {
+	base, abort := context.WithCancel(context.Background())
+	return &TimedServer{readHeader: t.ReadHeader, abort: abort, Server: &http.Server{
 		Addr:              addr,
-		Handler:           bodyDeadlines(handler, t),
-		ReadHeaderTimeout: t.ReadHeader,
+		Handler:           headerClock(bodyDeadlines(handler, t, base)),
+		ReadHeaderTimeout: 2 * t.ReadHeader, // a backstop: the 408 comes first
 		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    64 << 10,
-	}
+		ConnContext:       withHeaderConn,
+	}}
 }
 
-func bodyDeadlines(next http.Handler, t Timeouts) http.Handler {
+// Stop ends the server gracefully: it stops accepting, lets the requests in flight finish for up
+// to grace, then ends the request bodies still being read (their reads fail with errDraining, so
+// an upload cut short is answered 503 "draining" and cleans up after itself, as any refused
+// upload does) and waits up to cleanup for their handlers to return. A process that exits after
+// Stop thus leaves no half-received upload's files behind, and no job started whose answer was
+// never written.
+func (s *TimedServer) Stop(grace, cleanup time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := s.Shutdown(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	s.abort()
+	ctx, cancel = context.WithTimeout(context.Background(), cleanup)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		return fmt.Errorf("requests still running %v after the bodies in flight were ended: %w", cleanup, err)
+	}
+	return nil
+}
+
+func bodyDeadlines(next http.Handler, t Timeouts, base context.Context) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody || (t.BodyIdle <= 0 && t.Body <= 0) {
 			next.ServeHTTP(w, r)
@@ -49,13 +77,18 @@ func bodyDeadlines(next http.Handler, t Timeouts) http.Handler {
 		if t.Body > 0 {
 			b.end = time.Now().Add(t.Body)
 		}
+		stop := context.AfterFunc(base, b.abort)
 		r.Body = b
 		next.ServeHTTP(w, r)
-		if !b.eof {
+		stop()
+		b.mu.Lock()
+		b.done = true
+		if !b.eof && !b.aborted {
 			// The server drains what is left of an unread body before answering; a client that
 			// trickles it must not hold the connection that way either.
 			_ = b.rc.SetReadDeadline(b.deadline())
 		}
+		b.mu.Unlock()
 	})
 }
 
@@ -69,6 +102,10 @@ type deadlineBody struct {
 	end  time.Time
 	eof  bool
 	err  error
+
+	mu      sync.Mutex // between the handler's reads and abort
+	aborted bool       // the server stopped: every read fails with errDraining
+	done    bool       // the handler returned
 }
 
 func (b *deadlineBody) deadline() time.Time {
@@ -81,13 +118,35 @@ func (b *deadlineBody) deadline() time.Time {
 	return d
 }
 
+// abort ends the body's reads, the one blocked now included (a deadline already past).
+func (b *deadlineBody) abort() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done || b.eof {
+		return
+	}
+	b.aborted = true
+	_ = b.rc.SetReadDeadline(time.Now())
+}
+
 func (b *deadlineBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	if b.aborted {
+		b.mu.Unlock()
+		return 0, errDraining
+	}
 	if b.eof || b.err != nil {
+		b.mu.Unlock()
 		return 0, cmp.Or(b.err, io.EOF)
 	}
 	_ = b.rc.SetReadDeadline(b.deadline())
+	b.mu.Unlock()
 	n, err := b.ReadCloser.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	switch {
+	case b.aborted:
+		return n, errDraining
 	case errors.Is(err, io.EOF):
 		b.eof = true
 		_ = b.rc.SetReadDeadline(time.Time{})

@@ -70,8 +70,43 @@ func TestSlowlorisHeadersAreCutOff(t *testing.T) {
 	if calls.Load() != 0 {
 		t.Fatal("the handler ran for an unfinished request")
 	}
-	if got != "" && !strings.HasPrefix(got, "HTTP/1.1 408") {
-		t.Fatalf("the server answered %q", got)
+	if !strings.HasPrefix(got, "HTTP/1.1 408 ") {
+		t.Fatalf("the server answered %q, want 408 whenever its deadline falls", got)
+	}
+}
+
+// A kept-alive connection may idle longer than the header deadline between requests; its next
+// request's headers, once begun, are held to the deadline and answered 408 when they miss it.
+func TestHeaderDeadlineOnKeptAliveConnection(t *testing.T) {
+	var calls atomic.Int64
+	addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }),
+		Timeouts{ReadHeader: 200 * time.Millisecond, BodyIdle: time.Second, Body: time.Minute, Idle: time.Minute})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rd := bufio.NewReader(c)
+	for i := range 2 {
+		if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(rd, nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: %v %v", i, resp, err)
+		}
+		resp.Body.Close()
+		time.Sleep(400 * time.Millisecond) // idle, twice the header deadline
+	}
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: a"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(rd)
+	if got := string(b); !strings.HasPrefix(got, "HTTP/1.1 408 ") {
+		t.Fatalf("an unfinished request on a kept-alive connection: %q, want 408", got)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("the handler ran %d times, want 2", calls.Load())
 	}
 }
 

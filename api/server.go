@@ -91,7 +91,9 @@ func (s *Server) Handler() http.Handler {
 		writeError(w, r, s.Log, newError(http.StatusNotFound, "not_found", "no such endpoint"))
 	})
 	r.NotFound(web.Fallback(r.NotFoundHandler()).ServeHTTP) // the web page at / (not API: not in openapi.yaml)
+	router := r
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		labelRoute(router, r)
 		writeError(w, r, s.Log, newError(http.StatusMethodNotAllowed, "method_not_allowed", "this endpoint does not take "+r.Method))
 	})
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -148,4 +150,20 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// labelRoute gives a request refused with 405 the pattern of its path under any method it does
+// take, so that metrics label it by route: chi refuses a method it does not know before matching
+// the path, and a known method under a mounted router keeps only the mount's pattern.
+func labelRoute(router chi.Routes, r *http.Request) {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil {
+		return
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodPut, http.MethodPatch} {
+		if pattern := router.Find(chi.NewRouteContext(), m, r.URL.Path); pattern != "" {
+			rctx.RoutePatterns = []string{pattern}
+			return
+		}
+	}
 }

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/gobin"
@@ -41,7 +43,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	if cfg, err = devInstance(ctx, cfg); err != nil {
 		return err
 	}
-	uiURL, stopTemporal, err := devTemporal(ctx, cfg, log)
+	uiURL, stopTemporal, joined, err := devTemporal(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -80,7 +82,21 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 
 `, cfg.Addr, cfg.Addr, cfg.Addr, uiURL, redact(dbURL), cfg.BlobURL, cfg.TaskQueue,
 		svc.Engines.Name("fast"), svc.Engines.Name("standard"), svc.Engines.Name("advanced"))
-	return serveAPI(ctx, svc)
+	if !joined {
+		return serveAPI(ctx, svc)
+	}
+	// The dev server belongs to the instance that started it and stops with it: this one then
+	// stops too, saying why, rather than run on without Temporal.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go watchTemporal(ctx, cancel, svc.Temporal, cfg.TemporalAddress, log)
+	if err := serveAPI(ctx, svc); err != nil {
+		return err
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, errSharedTemporalStopped) {
+		return cause
+	}
+	return nil
 }
 
 // devInstance gives this `vts dev` its own task queue, unless VTS_TASK_QUEUE names one: the
@@ -264,35 +280,59 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// devTemporal reuses a Temporal server at TEMPORAL_ADDRESS or starts the Temporal CLI's dev
-// server with its state under the data folder, and returns the UI's address.
-func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (string, func(), error) {
+// devTemporal reuses a healthy Temporal server at TEMPORAL_ADDRESS (joined) or starts the
+// Temporal CLI's dev server with its state under the data folder, and returns the UI's address.
+// A server that accepts connections but does not answer healthy is most likely another `vts dev`'s
+// dev server shutting down: joining it would fail a moment later, so this waits for its port to be
+// free and starts its own.
+func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (uiURL string, stop func(), joined bool, err error) {
 	none := func() {}
-	if reachable(cfg.TemporalAddress) {
-		log.Info("using the running Temporal server", "address", cfg.TemporalAddress)
-		return "http://127.0.0.1:8233 (if it is a dev server)", none, nil
+	for waited := 0; reachable(cfg.TemporalAddress); waited++ {
+		if temporalHealthy(ctx, cfg) {
+			log.Info("using the running Temporal server", "address", cfg.TemporalAddress)
+			return "http://127.0.0.1:8233 (if it is a dev server)", none, true, nil
+		}
+		if waited == 0 {
+			log.Warn("the Temporal server here is not healthy (another vts dev's, stopping?); waiting for it to stop", "address", cfg.TemporalAddress)
+		}
+		if waited == 120 {
+			return "", none, false, fmt.Errorf("something at TEMPORAL_ADDRESS=%s accepts connections but is not a healthy Temporal server; "+
+				"stop it, or set TEMPORAL_ADDRESS to a free port (vts dev then starts its own dev server)", cfg.TemporalAddress)
+		}
+		select {
+		case <-ctx.Done():
+			return "", none, false, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 	bin, err := gobin.Find("temporal", gobin.TemporalInstall)
 	if err != nil {
-		return "", none, err
+		return "", none, false, err
 	}
 	host, port, err := net.SplitHostPort(cfg.TemporalAddress)
 	if err != nil {
-		return "", none, fmt.Errorf("TEMPORAL_ADDRESS %q: %w", cfg.TemporalAddress, err)
+		return "", none, false, fmt.Errorf("TEMPORAL_ADDRESS %q: %w", cfg.TemporalAddress, err)
 	}
 	uiPort := "8233"
+	if reachable(net.JoinHostPort(host, uiPort)) { // another dev server's UI: take a free port
+		p, err := freePort()
+		if err != nil {
+			return "", none, false, err
+		}
+		uiPort = strconv.Itoa(p)
+	}
 	cmd := exec.Command(bin, "server", "start-dev", "--ip", host, "--port", port, "--ui-port", uiPort,
 		"--db-filename", filepath.Join(cfg.DataDir, "temporal.db"), "--namespace", cfg.TemporalNamespace, "--log-level", "warn")
 	logf, err := os.Create(filepath.Join(cfg.DataDir, "temporal.log"))
 	if err != nil {
-		return "", none, err
+		return "", none, false, err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return "", none, fmt.Errorf("starting the Temporal dev server: %w", err)
+		return "", none, false, fmt.Errorf("starting the Temporal dev server: %w", err)
 	}
-	stop := func() {
+	stop = func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		_, _ = cmd.Process.Wait()
 		logf.Close()
@@ -301,16 +341,65 @@ func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (stri
 		select {
 		case <-ctx.Done():
 			stop()
-			return "", none, ctx.Err()
+			return "", none, false, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
 	if !reachable(cfg.TemporalAddress) {
 		stop()
-		return "", none, fmt.Errorf("the Temporal dev server did not start; see %s", logf.Name())
+		return "", none, false, fmt.Errorf("the Temporal dev server did not start; see %s", logf.Name())
 	}
 	log.Info("started the Temporal dev server", "address", cfg.TemporalAddress)
-	return "http://" + net.JoinHostPort(host, uiPort), stop, nil
+	return "http://" + net.JoinHostPort(host, uiPort), stop, false, nil
+}
+
+// temporalHealthy asks the Temporal server at the configured address whether it serves.
+func temporalHealthy(ctx context.Context, cfg config.Config) bool {
+	opts, err := temporalOptions(cfg)
+	if err != nil {
+		return false
+	}
+	opts.Logger = tlog.NewStructuredLogger(slog.New(slog.DiscardHandler))
+	c, err := client.NewLazyClient(opts)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	return checkHealth(ctx, c) == nil
+}
+
+func checkHealth(ctx context.Context, c client.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := c.CheckHealth(ctx, &client.CheckHealthRequest{})
+	return err
+}
+
+// errSharedTemporalStopped is why a `vts dev` that joined another's Temporal dev server stops.
+var errSharedTemporalStopped = errors.New("the Temporal dev server this vts dev shared has stopped")
+
+// watchTemporal stops a `vts dev` that joined another one's Temporal dev server once that server
+// has stopped answering (three health checks in a row, two seconds apart), with the reason.
+func watchTemporal(ctx context.Context, stop context.CancelCauseFunc, c client.Client, addr string, log *slog.Logger) {
+	failed := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+		if err := checkHealth(ctx, c); err == nil || ctx.Err() != nil {
+			failed = 0
+			continue
+		} else if failed++; failed < 3 {
+			continue
+		}
+		err := fmt.Errorf("%w (%s): it belonged to the vts dev that started it, which has stopped; "+
+			"jobs cannot run without it. Start vts dev again: it starts its own", errSharedTemporalStopped, addr)
+		log.Error("stopping", "err", err)
+		stop(err)
+		return
+	}
 }
 
 func reachable(addr string) bool {

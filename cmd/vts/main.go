@@ -158,12 +158,11 @@ func serveAPI(ctx context.Context, svc *stack) error {
 	case <-ctx.Done():
 	}
 	// SIGTERM: refuse new uploads (503, retried elsewhere), end every progress stream with a
-	// final event, then wait for the requests in flight.
-	svc.Log.Info("API draining")
+	// final event, then let the requests in flight finish within the grace; uploads still being
+	// received after it are refused cleanly (503, their files removed) before the process exits.
+	svc.Log.Info("API draining", "grace", svc.Config.APIStopGrace)
 	drainer.Drain()
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := hs.Stop(svc.Config.APIStopGrace, time.Minute); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -120,4 +127,146 @@ func TestSIGTERMMidJob(t *testing.T) {
 	if st.Status != "completed" {
 		t.Errorf("job %s", st.Status)
 	}
+}
+
+// SIGTERM to a `vts api` process while two uploads are being received: the one whose body
+// arrives within VTS_API_STOP_GRACE is accepted (202, its job runs), the one still stalled when
+// the grace ends is refused cleanly (503 "draining") and leaves no file behind, and the process
+// exits cleanly once both are answered.
+func TestSIGTERMMidUpload(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Parallelism: 2})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	var logs bytes.Buffer
+	api := exec.Command(os.Args[0], "api")
+	api.Env = append(os.Environ(), "VTS_TEST_RUN_MAIN=1", "DATABASE_URL="+env.DatabaseURL, "VTS_BLOB_URL="+env.BlobURL,
+		"TEMPORAL_ADDRESS="+env.TemporalAddress, "VTS_TASK_QUEUE="+env.Queue, "VTS_ENGINE=test", "VTS_ADDR="+addr,
+		"VTS_API_STOP_GRACE=2s", "VTS_METRICS_ADDR=off", "OTEL_EXPORTER_OTLP_ENDPOINT=")
+	api.Stdout, api.Stderr = &logs, &logs
+	api.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := api.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if api.ProcessState == nil {
+			_ = api.Process.Kill()
+			_ = api.Wait()
+		}
+	}()
+	for {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// begin sends an upload's headers and the first half of its body, and returns once the
+	// handler reads the body (the server's 100 Continue).
+	type upload struct {
+		c    net.Conn
+		rd   *bufio.Reader
+		rest []byte
+	}
+	begin := func(user string) *upload {
+		body, ct := apitest.Form([][2]string{{"userId", user}},
+			apitest.File{Name: "page1.png", Data: apitest.PNG(t, 200, 150, 1)},
+			apitest.File{Name: "page2.png", Data: apitest.PNG(t, 200, 150, 2)})
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST /api/translate HTTP/1.1\r\nHost: vts\r\nContent-Type: %s\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", ct, body.Len())
+		rd := bufio.NewReader(c)
+		if line, err := rd.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+			t.Fatalf("waiting for 100 Continue: %q %v", line, err)
+		}
+		if _, err := rd.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		b := body.Bytes()
+		half := len(b) * 3 / 4 // into the second page: the first is in storage by now
+		if _, err := c.Write(b[:half]); err != nil {
+			t.Fatal(err)
+		}
+		return &upload{c: c, rd: rd, rest: b[half:]}
+	}
+	finishing, stalled := begin("finishing-user"), begin("stalled-user")
+	// The stalled upload's first page reaches storage before the signal.
+	blobDir := strings.TrimPrefix(strings.SplitN(env.BlobURL, "?", 2)[0], "file://")
+	for {
+		jobs := map[string]bool{}
+		for _, f := range files(t, blobDir) {
+			if rel, err := filepath.Rel(blobDir, f); err == nil {
+				jobs[strings.SplitN(filepath.ToSlash(rel), "/in/", 2)[0]] = true
+			}
+		}
+		if len(jobs) == 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := api.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := finishing.c.Write(finishing.rest); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(finishing.rd, nil)
+	if err != nil {
+		t.Fatalf("the upload finished within the grace: %v\n%s", err, logs.String())
+	}
+	var accepted struct {
+		JobID string `json:"jobId"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&accepted); err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("the upload finished within the grace: %d %v", resp.StatusCode, err)
+	}
+	resp, err = http.ReadResponse(stalled.rd, nil)
+	if err != nil {
+		t.Fatalf("the upload stalled past the grace got no answer: %v\n%s", err, logs.String())
+	}
+	var refused struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&refused); err != nil || resp.StatusCode != http.StatusServiceUnavailable || refused.Error.Code != "draining" {
+		t.Fatalf("the upload stalled past the grace: %d %q %v", resp.StatusCode, refused.Error.Code, err)
+	}
+	if err := api.Wait(); err != nil {
+		t.Fatalf("vts api after SIGTERM: %v\n%s", err, logs.String())
+	}
+	// Only the accepted job's files are in storage: none of the refused upload, no partial file.
+	ctx := context.Background()
+	if err := env.Temporal.GetWorkflow(ctx, job.WorkflowID(accepted.JobID), "").Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files(t, blobDir) {
+		if !strings.Contains(f, accepted.JobID) {
+			t.Errorf("a file no job owns: %s", f)
+		}
+	}
+}
+
+// files lists the regular files under dir.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

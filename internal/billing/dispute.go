@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stripe/stripe-go/v76"
@@ -50,7 +51,8 @@ type disputedPayment struct {
 }
 
 // findDisputed traces the dispute's payment to the pack or the invoice it paid for.
-func (s *Service) findDisputed(ctx context.Context, dp dispute) (disputedPayment, error) {
+// It answers errForeignPayment for a payment the service never made.
+func (s *Service) findDisputed(ctx context.Context, ev *stripe.Event, dp dispute) (disputedPayment, error) {
 	var out disputedPayment
 	var credits, amount int64
 	if p, err := s.store.StripePaymentByIntent(ctx, string(dp.PaymentIntent)); err == nil {
@@ -64,9 +66,7 @@ func (s *Service) findDisputed(ctx context.Context, dp dispute) (disputedPayment
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return out, err
 	} else {
-		// Most likely the purchase's checkout.session.completed or invoice.paid has not been
-		// applied yet.
-		return out, notReady("the disputed payment is not known yet")
+		return out, s.unknownPayment(ctx, ev, "dispute", string(dp.PaymentIntent))
 	}
 	out.credits = credits
 	if amount > 0 && dp.Amount > 0 && dp.Amount < amount {
@@ -83,7 +83,10 @@ func (s *Service) onDispute(ctx context.Context, ev *stripe.Event, closed bool) 
 	if dp.ID == "" {
 		return badRequest(CodeInvalidPayload, "the dispute has no id")
 	}
-	paid, err := s.findDisputed(ctx, dp)
+	paid, err := s.findDisputed(ctx, ev, dp)
+	if errors.Is(err, errForeignPayment) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -181,4 +184,47 @@ func (s *Service) releaseDispute(ctx context.Context, tx pgx.Tx, u *store.User, 
 		outcome += fmt.Sprintf("; %d of allowance lapsed with its period", lapsed)
 	}
 	return outcome, nil
+}
+
+// unknownPaymentWait is how long an event about a payment with no record waits for the purchase's
+// own event when Stripe cannot be asked whose payment it is: the purchase's event is sent when
+// the payment is made, and a refund or dispute comes after it, so a payment still unknown an hour
+// after its refund or dispute was made is taken as not ours.
+const unknownPaymentWait = time.Hour
+
+// errForeignPayment marks an event about a payment the service never made (another product on
+// the same Stripe account, or a payment made by hand): acknowledged, nothing applied.
+var errForeignPayment = errors.New("a payment this service never made")
+
+// unknownPayment decides about a refund or dispute (what) of a payment with no record: when the
+// payment may be ours and its purchase's event not applied yet, Stripe is asked to retry
+// (notReady); when it is not ours, the event is acknowledged with a log line
+// (errForeignPayment), since retrying it would answer 503 for ever. Stripe, when configured, says
+// whose payment it is: ours carry the userId our Checkout put in their metadata, or a customer
+// linked to one of our users; without it the event's age decides (unknownPaymentWait).
+func (s *Service) unknownPayment(ctx context.Context, ev *stripe.Event, what, paymentIntent string) error {
+	ours := s.now().Sub(unix(ev.Created)) < unknownPaymentWait
+	if s.api != nil && paymentIntent != "" {
+		p, err := s.api.PaymentIntents.Get(paymentIntent, &stripe.PaymentIntentParams{Params: stripe.Params{Context: ctx}})
+		if err != nil {
+			return fmt.Errorf("asking Stripe about the %s's payment %s: %w", what, paymentIntent, err)
+		}
+		ours = p.Metadata["userId"] != ""
+		if !ours && p.Customer != nil && p.Customer.ID != "" {
+			switch _, err := s.store.UserIDByStripeCustomer(ctx, p.Customer.ID); {
+			case err == nil:
+				ours = true
+			case !errors.Is(err, store.ErrNotFound):
+				return err
+			}
+		}
+	}
+	if ours {
+		// Most likely the purchase's checkout.session.completed or invoice.paid has not been
+		// applied yet.
+		return notReady("the " + what + "'s payment is not known yet")
+	}
+	s.log.Warn("acknowledged a "+what+" of a payment this service never made; nothing applied",
+		"event", ev.ID, "type", string(ev.Type), "payment_intent", paymentIntent)
+	return errForeignPayment
 }

@@ -321,3 +321,42 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 		h.wantBalances("vic", "a=1000 p=0 d=0", fmt.Sprintf("round %d, after everything settled", round))
 	}
 }
+
+// Disputes and refunds of payments the service never made (another product on the same Stripe
+// account) are acknowledged and change nothing, rather than asked again for ever: at once when
+// Stripe says the payment carries none of our users, an hour after they were made when Stripe
+// cannot be asked. A payment that may still be ours waits for its purchase, as before.
+func TestForeignPaymentsAreAcknowledged(t *testing.T) {
+	h := newHarness(t, false)
+	now := h.clock.Now()
+	h.must(h.event("checkout.session.completed", now, sessionObj("cs_f1", "payment", "fay", "price_pack100", "cus_fay", "", "pi_f1", 1000)))
+	h.wantBalances("fay", "a=10 p=100 d=0", "after purchase")
+	old := now.Add(-2 * time.Hour)
+	for _, ev := range [][]byte{
+		h.event("charge.dispute.created", old, disputeObj("dp_f1", "ch_other1", "pi_other1", 1000, "needs_response")),
+		h.event("charge.dispute.closed", old, disputeObj("dp_f1", "ch_other1", "pi_other1", 1000, "lost")),
+		h.event("charge.refunded", old, chargeObj("ch_other2", "pi_other2", 1000, 1000, nil)),
+	} {
+		if err := h.deliver(ev); err != nil {
+			t.Fatalf("an old event about a payment never made: %v", err)
+		}
+	}
+	wantCode(t, h.deliver(h.event("charge.dispute.created", now, disputeObj("dp_f2", "ch_other3", "pi_other3", 1000, "needs_response"))),
+		billing.NotReady, billing.CodeEventNotReady)
+	h.wantBalances("fay", "a=10 p=100 d=0", "after foreign events")
+
+	// With Stripe to ask (stripe-mock's payment intent names no user of ours), a fresh event is
+	// acknowledged at once.
+	hs := newHarness(t, true)
+	for _, ev := range [][]byte{
+		hs.event("charge.dispute.created", now, disputeObj("dp_f3", "ch_other4", "pi_other4", 1000, "needs_response")),
+		hs.event("charge.refunded", now, chargeObj("ch_other5", "pi_other5", 1000, 1000, nil)),
+	} {
+		if err := hs.deliver(ev); err != nil {
+			t.Fatalf("an event about a payment Stripe says is not ours: %v", err)
+		}
+	}
+	if asked := len(hs.rec.all("/v1/payment_intents/pi_other4")) + len(hs.rec.all("/v1/payment_intents/pi_other5")); asked != 2 {
+		t.Errorf("Stripe was asked about the payments %d times, want 2", asked)
+	}
+}

@@ -567,9 +567,10 @@ func (s *Service) onChargeRefunded(ctx context.Context, ev *stripe.Event) error 
 		userID, credits = ch.Metadata["userId"], price.Credits
 	} else if ch.Invoice != "" {
 		return nil // a subscription's charge
+	} else if err := s.unknownPayment(ctx, ev, "refund", string(ch.PaymentIntent)); errors.Is(err, errForeignPayment) {
+		return nil
 	} else {
-		// Most likely its checkout.session.completed has not been applied yet.
-		return notReady("the refunded charge's payment is not known yet")
+		return err
 	}
 	if ch.Amount <= 0 {
 		return nil

@@ -38,6 +38,7 @@ type Config struct {
 	WorkerPollers int               // VTS_WORKER_ACTIVITIES: activities one worker runs at once
 	EngineRPS     float64           // VTS_ENGINE_RPS: task-queue rate limit toward paid engines (0 = none)
 	StopGrace     time.Duration     // VTS_WORKER_STOP_GRACE: how long a stopping worker lets running activities finish
+	APIStopGrace  time.Duration     // VTS_API_STOP_GRACE: how long a stopping API lets requests in flight finish
 	// ReconcileEvery and ReconcileGrace tune the reconciler's schedule (VTS_RECONCILE_EVERY, 10m;
 	// VTS_RECONCILE_GRACE, 1h).
 	ReconcileEvery, ReconcileGrace time.Duration
@@ -214,6 +215,12 @@ func FromEnv() (Config, error) {
 	if v := os.Getenv("VTS_WORKER_STOP_GRACE"); v != "" {
 		if c.StopGrace, err = time.ParseDuration(v); err != nil || c.StopGrace < 0 {
 			return Config{}, fmt.Errorf("VTS_WORKER_STOP_GRACE must be a duration such as 2m, got %q", v)
+		}
+	}
+	c.APIStopGrace = 30 * time.Second
+	if v := os.Getenv("VTS_API_STOP_GRACE"); v != "" {
+		if c.APIStopGrace, err = time.ParseDuration(v); err != nil || c.APIStopGrace < 0 {
+			return Config{}, fmt.Errorf("VTS_API_STOP_GRACE must be a duration such as 30s, got %q", v)
 		}
 	}
 	if v := os.Getenv("VTS_TEST_ENGINE_LATENCY"); v != "" {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -425,23 +426,37 @@ func CancelDeleted(ctx context.Context, c client.Client, jobID string) error {
 	return nil
 }
 
-// ScheduleReconcile makes sure the Temporal Schedule workflows.ReconcileScheduleID runs the
-// Reconcile workflow every interval (workflows.DefaultReconcileEvery when zero) on the
-// lifecycle's task queue, leaving alone anything younger than grace. It is idempotent: an
-// existing schedule is updated to the interval and grace given. Operators see it, pause it or
-// trigger it in the Temporal UI's Schedules page.
+// ReconcileScheduleID is the ID of the Temporal Schedule that runs this lifecycle's reconciler:
+// workflows.ReconcileScheduleID on the service's task queue, and one of its own for any other
+// queue (`vts dev` derives one per instance), so that instances sharing a Temporal server each
+// reconcile their own jobs on their own queue rather than the last one started taking them all.
+func (l *Lifecycle) ReconcileScheduleID() string {
+	if l.queue == "" || l.queue == workflows.TaskQueue {
+		return workflows.ReconcileScheduleID
+	}
+	return workflows.ReconcileScheduleID + "-" + strings.TrimPrefix(l.queue, workflows.TaskQueue+"-")
+}
+
+// ScheduleReconcile makes sure the Temporal Schedule ReconcileScheduleID runs the Reconcile
+// workflow every interval (workflows.DefaultReconcileEvery when zero) on the lifecycle's task
+// queue, leaving alone anything younger than grace. It is idempotent: an existing schedule is
+// updated to the interval and grace given. Operators see it, pause it or trigger it in the
+// Temporal UI's Schedules page.
 func (l *Lifecycle) ScheduleReconcile(ctx context.Context, every, grace time.Duration) error {
 	if every <= 0 {
 		every = workflows.DefaultReconcileEvery
 	}
+	id := l.ReconcileScheduleID()
 	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}}
-	action := &client.ScheduleWorkflowAction{ID: "reconcile", Workflow: workflows.Reconcile,
+	// The runs are named after the schedule (<id>-<time>), so that two instances' runs of the
+	// same second do not collide.
+	action := &client.ScheduleWorkflowAction{ID: strings.TrimPrefix(id, "vts-"), Workflow: workflows.Reconcile,
 		Args: []any{workflows.ReconcileInput{Grace: grace}}, TaskQueue: l.queue}
 	sc := l.temporal.ScheduleClient()
-	_, err := sc.Create(ctx, client.ScheduleOptions{ID: workflows.ReconcileScheduleID, Spec: spec, Action: action,
+	_, err := sc.Create(ctx, client.ScheduleOptions{ID: id, Spec: spec, Action: action,
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP})
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		err = sc.GetHandle(ctx, workflows.ReconcileScheduleID).Update(ctx, client.ScheduleUpdateOptions{
+		err = sc.GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
 			DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
 				s := in.Description.Schedule
 				s.Spec, s.Action = &spec, action
@@ -452,6 +467,6 @@ func (l *Lifecycle) ScheduleReconcile(ctx context.Context, every, grace time.Dur
 	if err != nil {
 		return fmt.Errorf("scheduling the reconciler: %w", err)
 	}
-	l.log.Info("reconciler scheduled", "schedule", workflows.ReconcileScheduleID, "every", every, "grace", grace)
+	l.log.Info("reconciler scheduled", "schedule", id, "every", every, "grace", grace)
 	return nil
 }

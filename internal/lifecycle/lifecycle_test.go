@@ -216,6 +216,10 @@ func TestSettlementIndependentOfZip(t *testing.T) {
 	if r := env.Do("GET", "/api/download/"+a.JobID, nil, nil); r.Status == http.StatusOK {
 		t.Fatal("a ZIP was served that was never built")
 	}
+	// The failed attempts wrote no archive: a truncated one would be a file no record points to.
+	if ok, err := env.Bucket.Exists(ctx, job.ZipKey(a.JobID)); err != nil || ok {
+		t.Fatalf("a failed archive was committed to storage (exists %v, %v)", ok, err)
+	}
 	env.Balance("zipless")
 }
 
@@ -411,7 +415,7 @@ func TestReconcileSchedule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h := env.Temporal.ScheduleClient().GetHandle(ctx, workflows.ReconcileScheduleID)
+	h := env.Temporal.ScheduleClient().GetHandle(ctx, env.Jobs.ReconcileScheduleID())
 	t.Cleanup(func() { _ = h.Delete(context.Background()) })
 	d, err := h.Describe(ctx)
 	if err != nil {

@@ -50,14 +50,26 @@ func (m *Metrics) HTTP(next http.Handler) http.Handler {
 			if route == "" {
 				route = "unmatched"
 			}
-			m.httpRequests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
-			m.httpDuration.WithLabelValues(route, r.Method).Observe(time.Since(start).Seconds())
+			method := methodLabel(r.Method)
+			m.httpRequests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+			m.httpDuration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 			if route == UploadRoute && r.Method == http.MethodPost {
 				m.Upload(status == http.StatusAccepted, errorCode(status, body.Bytes()))
 			}
 		}()
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// methodLabel is the request's method when it is one of the standard ones, OTHER otherwise: a
+// client choosing its methods must not choose how many series the registry holds.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "OTHER"
 }
 
 // sseWatch notices a response that turns into an event stream, to count it as open until the

@@ -151,3 +151,49 @@ func TestMetricsAfterAJob(t *testing.T) {
 		t.Errorf("api: the API counts no pages")
 	}
 }
+
+// A client sending made-up request methods adds no series: every method outside the standard set
+// is counted as OTHER, and a request to a job's route keeps the route's pattern as its label.
+func TestMadeUpMethodsShareOneLabel(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Metrics: true, NoWorker: true})
+	for i := range 50 {
+		path := "/api/jobs/" + fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		req, err := http.NewRequest(fmt.Sprintf("MADEUP%d", i), env.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	methods := map[string]bool{}
+	routes := map[string]bool{}
+	for k := range scrape(t, env.APIMetricsURL) {
+		if !strings.HasPrefix(k, "vts_http_requests_total{") {
+			continue
+		}
+		for _, label := range strings.Split(strings.TrimSuffix(strings.TrimPrefix(k, "vts_http_requests_total{"), "}"), ",") {
+			name, value, _ := strings.Cut(label, "=")
+			switch name {
+			case "method":
+				methods[value] = true
+			case "route":
+				routes[value] = true
+			}
+		}
+	}
+	if len(methods) != 1 || !methods[`"OTHER"`] {
+		t.Errorf("method labels %v, want only OTHER", methods)
+	}
+	for r := range routes {
+		if strings.Contains(r, "00000000-") {
+			t.Errorf("route label %s carries a job ID", r)
+		}
+	}
+	if len(routes) != 1 || !routes[`"/api/jobs/{jobId}"`] {
+		t.Errorf("route labels %v, want the job route's pattern", routes)
+	}
+}

@@ -20,13 +20,20 @@ var _ Allower = (*Limiter)(nil)
 
 // Postgres is a token-bucket limiter whose buckets live in one PostgreSQL table, so that N API
 // replicas together allow the limit once, not N times. Each Allow is one statement that refills
-// and takes atomically under the row's lock, on the database's clock. When the database does not
-// answer within Timeout the request is let through (a limiter must not take the API down with
-// the database); the error is logged.
+// and takes atomically under the row's lock, on the database's clock.
+//
+// An in-process bucket per key stands in front of it: a request this replica alone has already
+// seen too many of is refused without asking the database (the shared bucket would refuse it
+// too), so that one client flooding its own key sends the database at most its burst and rate,
+// and cannot exhaust the limiter's pool to make the others wait. When the database does not
+// answer within Timeout, the in-process bucket decides alone: limits hold per replica rather
+// than fail open (a limiter must neither take the API down with the database nor let a flood
+// through because the database is busy); the error is logged.
 type Postgres struct {
 	pool        *pgxpool.Pool
 	name        string
 	rate, burst float64
+	local       *Limiter
 	// Timeout bounds one Allow's wait for the database (default 500 ms).
 	Timeout time.Duration
 	Log     *slog.Logger
@@ -54,8 +61,8 @@ func NewPostgres(ctx context.Context, pool *pgxpool.Pool, name string, rate floa
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Postgres{pool: pool, name: name, rate: rate, burst: float64(max(burst, 1)), Timeout: 500 * time.Millisecond,
-		Log: log}, nil
+	return &Postgres{pool: pool, name: name, rate: rate, burst: float64(max(burst, 1)), local: New(rate, burst, 0, nil),
+		Timeout: 500 * time.Millisecond, Log: log}, nil
 }
 
 // take refills the bucket by the time elapsed on the database's clock, capped at the burst, and
@@ -72,12 +79,15 @@ RETURNING tokens, allowed`
 // Allow takes a token from key's bucket. When none is left it returns false and how long until
 // one will be.
 func (p *Postgres) Allow(key string) (bool, time.Duration) {
+	if ok, wait := p.local.Allow(key); !ok {
+		return false, wait
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
 	var tokens float64
 	var allowed bool
 	if err := p.pool.QueryRow(ctx, take, p.name, key, p.burst, p.rate).Scan(&tokens, &allowed); err != nil {
-		p.Log.Warn("rate limit unavailable; letting the request through", "limiter", p.name, "error", err)
+		p.Log.Warn("shared rate limit unavailable; this replica's own limit decided", "limiter", p.name, "error", err)
 		return true, 0
 	}
 	if p.calls.Add(1)%4096 == 0 {

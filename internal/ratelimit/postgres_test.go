@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,22 +103,79 @@ func TestPostgresConcurrentTakes(t *testing.T) {
 	}
 }
 
-// A database that does not answer lets requests through: the limiter must not take the API down.
-func TestPostgresFailsOpen(t *testing.T) {
+// A database that does not answer leaves each replica its own limit: requests within it pass
+// (the limiter must not take the API down), the ones beyond it are refused (nor let a flood through).
+func TestPostgresFallsBackToLocalLimits(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	p, err := pgxpool.New(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := ratelimit.NewPostgres(context.Background(), p, "address", 0.001, 1, quiet())
+	l, err := ratelimit.NewPostgres(context.Background(), p, "address", 0.001, 2, quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Close()
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 2; i++ {
 		if ok, _ := l.Allow("a"); !ok {
-			t.Fatal("refused while the database is away")
+			t.Fatal("refused within the burst while the database is away")
 		}
+	}
+	if ok, wait := l.Allow("a"); ok || wait <= 0 {
+		t.Fatalf("beyond the burst while the database is away: allowed %v, wait %v", ok, wait)
+	}
+	if ok, _ := l.Allow("b"); !ok {
+		t.Fatal("another key was refused while the database is away")
+	}
+}
+
+// One client floods its own key with more concurrent requests than the limiter's pool can serve
+// within its timeout: it still gets its burst and no more, and another client's request made
+// during the flood is answered by the shared bucket, not by a timeout.
+func TestPostgresFloodOnOneKey(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc.MaxConns = 2
+	p, err := pgxpool.NewWithConfig(context.Background(), pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	l, err := ratelimit.NewPostgres(context.Background(), p, "address", 0.001, 5, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Timeout = 50 * time.Millisecond
+	const flood = 2000
+	var allowed atomic.Int64
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range flood {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if ok, _ := l.Allow("203.0.113.66"); ok {
+				allowed.Add(1)
+			}
+		}()
+	}
+	close(start)
+	bystander, _ := l.Allow("198.51.100.9")
+	wg.Wait()
+	if allowed.Load() != 5 {
+		t.Errorf("a flood of %d requests on one key got %d through a burst of 5", flood, allowed.Load())
+	}
+	if !bystander {
+		t.Error("another client was refused during the flood")
+	}
+	// Both keys' buckets are in the shared table: the flood's burst and the bystander went
+	// through the database.
+	if n, err := l.Len(context.Background()); err != nil || n != 2 {
+		t.Errorf("shared buckets = %d, %v; want 2", n, err)
 	}
 }
 
