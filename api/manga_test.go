@@ -11,8 +11,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/ocr"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/docpage"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
@@ -115,4 +117,38 @@ func artPage(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// The web page's defaults (sourceLang auto) with the real offline engine on the three ordinary
+// pages the report behind issue 15 saw fail as Korean: the job completes, every page is detected
+// as English and charged once, and its transcript says why.
+func TestAutoTranslatesOrdinaryEnglishPages(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: offlineEngine(t)})
+	var files []apitest.File
+	for _, spec := range docpage.Corpus()[:3] {
+		p, err := docpage.Render(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, apitest.File{Name: spec.Name(), Data: p.Image})
+	}
+	a := uploadFiles(t, env, [][2]string{{"userId", "reader"}, {"targetLang", "es"}}, files...)
+	last := finished(t, env, a.JobID)
+	if last.Status != "completed" || len(last.Results) != 3 || len(last.Errors) != 0 {
+		t.Fatalf("auto on ordinary English pages ended %+v", last)
+	}
+	for _, r := range last.Results {
+		if r.SourceLang != "en" {
+			t.Errorf("%s: detected %q, want en", r.SourceFilename, r.SourceLang)
+		}
+		var tr engine.Transcript
+		env.Do("GET", r.Transcript, nil, nil).JSON(t, &tr)
+		if tr.Detection == nil || tr.Detection.Reason == "" || len(tr.Detection.Candidates) == 0 || tr.Detection.Candidates[0].Script != "Latin" {
+			t.Errorf("%s: transcript detection %+v", r.SourceFilename, tr.Detection)
+		}
+	}
+	// A new user's Free allowance is 10 credits: three pages cost three.
+	if al, _ := env.Balance("reader"); al != 7 {
+		t.Errorf("allowance %d after three translated pages, want 7", al)
+	}
 }
