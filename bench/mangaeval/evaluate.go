@@ -70,6 +70,10 @@ type bubbleResult struct {
 	WordsFound  int            `json:"wordsFound"`
 	ReadBack    string         `json:"readBack,omitempty"`
 	Emptying    emptying       `json:"emptying"`
+	// FillWidth and FillHeight are the lettering's extent as a share of its balloon's.
+	FillWidth    float64 `json:"fillWidth,omitempty"`
+	FillHeight   float64 `json:"fillHeight,omitempty"`
+	FillMeasured bool    `json:"fillMeasured"`
 }
 
 func toRect(r image.Rectangle) mangapage.Rect {
@@ -147,6 +151,10 @@ func (ev *evaluator) evaluate(ctx context.Context, p mangapage.Page, name, src s
 			}
 			if cleaned != nil {
 				br.Emptying = scoreEmptying(p.Image, cleaned, bb)
+				br.Emptying.Residue, br.Emptying.ResidueMeasured = residue(p.Image, cleaned, bb)
+			}
+			if res.Cleaned {
+				br.FillWidth, br.FillHeight, br.FillMeasured = letteringFill(p.Image, out, cleaned, bb)
 			}
 		}
 		if ev.verbose {

@@ -233,6 +233,10 @@ type emptying struct {
 	Emptied   bool    `json:"emptied"`
 	// Measured is false when the bubble has no ink or no contrast to measure.
 	Measured bool `json:"measured"`
+	// Residue is the share of the pixels on and around the former glyphs still visibly darker
+	// than the paper: the ghosts a reader sees (see residue).
+	Residue         float64 `json:"residue"`
+	ResidueMeasured bool    `json:"residueMeasured"`
 }
 
 func lum(c color.Color) float64 {

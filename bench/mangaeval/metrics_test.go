@@ -282,3 +282,70 @@ func TestTally(t *testing.T) {
 		t.Errorf("failed page: %+v", f)
 	}
 }
+
+// ghost returns out with a one-pixel outline of level v around every glyph bar: what filling
+// glyph cores with paper leaves of their anti-aliased edges.
+func ghost(out *image.Gray, b mangapage.Bubble, v uint8) *image.Gray {
+	g := image.NewGray(out.Rect)
+	copy(g.Pix, out.Pix)
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X - 1; x <= b.Box.Max.X; x++ {
+			in := b.Ink.AlphaAt(x, y).A > 0
+			if !in && (b.Ink.AlphaAt(x-1, y).A > 0 || b.Ink.AlphaAt(x+1, y).A > 0) {
+				g.SetGray(x, y, color.Gray{v})
+			}
+		}
+	}
+	return g
+}
+
+func TestResidue(t *testing.T) {
+	src, b := glyphPage(250, 20)
+	clean := erase(src, b, 1, 250)
+	for _, c := range []struct {
+		name     string
+		out      image.Image
+		min, max float64
+	}{
+		{"erased to paper", clean, 0, 0},
+		{"glyph edges left as a light grey outline", ghost(clean, b, 210), 0.05, 1},
+		{"edges a barely different white", ghost(clean, b, 240), 0, 0},
+		{"untouched", src, 0.3, 1},
+	} {
+		r, ok := residue(src, c.out, b)
+		if !ok || r < c.min || r > c.max {
+			t.Errorf("%s: residue %.3f (measured %v), want %.2f–%.2f", c.name, r, ok, c.min, c.max)
+		}
+	}
+	// The balloon's outline beside the glyphs is another drawing, kept by a clean erase: not a
+	// ghost.
+	edged := image.NewGray(src.Rect)
+	copy(edged.Pix, src.Pix)
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		edged.SetGray(b.Box.Max.X+1, y, color.Gray{10})
+	}
+	kept := erase(edged, b, 1, 250)
+	if r, _ := residue(edged, kept, b); r > maxCleanResidue {
+		t.Errorf("the outline kept by the erase counted as residue %.3f", r)
+	}
+}
+
+func TestLetteringFill(t *testing.T) {
+	src, b := glyphPage(250, 20)
+	cleaned := erase(src, b, 1, 250)
+	out := image.NewGray(cleaned.Rect)
+	copy(out.Pix, cleaned.Pix)
+	// Lettering 40 px wide and 20 px tall in an 80×100 balloon.
+	for y := 50; y < 70; y++ {
+		for x := 40; x < 80; x += 2 {
+			out.SetGray(x, y, color.Gray{0})
+		}
+	}
+	w, h, ok := letteringFill(src, out, cleaned, b)
+	if !ok || math.Abs(w-39.0/80) > 0.01 || math.Abs(h-0.2) > 0.01 {
+		t.Errorf("fill %.2f × %.2f (%v), want 0.49 × 0.20", w, h, ok)
+	}
+	if _, _, ok := letteringFill(src, cleaned, cleaned, b); ok {
+		t.Error("a balloon with no lettering was measured")
+	}
+}

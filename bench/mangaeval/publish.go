@@ -1,0 +1,165 @@
+package main
+
+import (
+	"image"
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
+)
+
+// What a reader sees on a finished page, beyond "was it read": ghosts of the erased glyphs, and
+// how much of its bubble the lettering fills.
+
+const (
+	// residueReach is how far around the former glyphs ghosts are looked for, in pixels: the
+	// anti-aliased edge and the JPEG halo of a glyph lie within it.
+	residueReach = 3
+	// visiblyDarker is how much darker than the paper a pixel must be to show, in grey levels:
+	// on white paper, 24 levels is a grey a reader sees as a mark.
+	visiblyDarker = 24
+	// otherInk is the contrast above which a pixel near a glyph that is not the glyph's own is
+	// another drawing (the bubble's outline, art crossing it), which a clean erase keeps.
+	otherInk = 100
+	// maxCleanResidue is the residue under which a bubble counts as clean of ghost glyphs.
+	maxCleanResidue = 0.01
+)
+
+// residue is, on the cleaned page out, the share of the pixels on and around bubble b's former
+// glyphs that are still visibly darker than the paper around them on src; ok is false when it
+// cannot be measured (no ink, no paper).
+func residue(src, out image.Image, b mangapage.Bubble) (float64, bool) {
+	mask := inkMask(src, b)
+	paperVals := localPaper(src, b, mask)
+	if len(paperVals) == 0 {
+		return 0, false
+	}
+	paper := median(paperVals)
+	sb, ob := src.Bounds(), out.Bounds()
+	sx := float64(ob.Dx()) / float64(sb.Dx())
+	sy := float64(ob.Dy()) / float64(sb.Dy())
+	r := mask.Rect.Inset(-residueReach).Intersect(sb)
+	w, h := r.Dx(), r.Dy()
+	if w <= 0 || h <= 0 {
+		return 0, false
+	}
+	glyph := func(x, y int) bool {
+		return (image.Point{x, y}).In(mask.Rect) && mask.Pix[mask.PixOffset(x, y)] > 0
+	}
+	// The glyphs grown by residueReach, separably (a square).
+	rows := make([]bool, w*h)
+	for y := range h {
+		for x := range w {
+			for dx := -residueReach; dx <= residueReach; dx++ {
+				if glyph(r.Min.X+x+dx, r.Min.Y+y) {
+					rows[y*w+x] = true
+					break
+				}
+			}
+		}
+	}
+	total, dark := 0, 0
+	for y := range h {
+		for x := range w {
+			near := false
+			for dy := -residueReach; dy <= residueReach && !near; dy++ {
+				near = y+dy >= 0 && y+dy < h && rows[(y+dy)*w+x]
+			}
+			px, py := r.Min.X+x, r.Min.Y+y
+			if !near || (!glyph(px, py) && paper-lum(src.At(px, py)) > otherInk) {
+				continue
+			}
+			total++
+			ox := ob.Min.X + min(ob.Dx()-1, int((float64(px-sb.Min.X)+0.5)*sx))
+			oy := ob.Min.Y + min(ob.Dy()-1, int((float64(py-sb.Min.Y)+0.5)*sy))
+			if paper-lum(out.At(ox, oy)) > visiblyDarker {
+				dark++
+			}
+		}
+	}
+	if total == 0 {
+		return 0, false
+	}
+	return float64(dark) / float64(total), true
+}
+
+// letteringFill is how much of its balloon the lettering fills on the translated page out: the
+// lettering's extent (where out differs from the cleaned page) as a share of the balloon's
+// width and height. ok is false for text without a balloon or a balloon with no lettering.
+func letteringFill(src, out, cleaned image.Image, b mangapage.Bubble) (w, h float64, ok bool) {
+	if b.Balloon.Empty() || out == nil || cleaned == nil || out.Bounds() != cleaned.Bounds() {
+		return 0, 0, false
+	}
+	sb, ob := src.Bounds(), out.Bounds()
+	sx := float64(ob.Dx()) / float64(sb.Dx())
+	sy := float64(ob.Dy()) / float64(sb.Dy())
+	balloon := scaleRect(b.Balloon, sx, sy).Intersect(ob)
+	var ext image.Rectangle
+	n := 0
+	for y := balloon.Min.Y; y < balloon.Max.Y; y++ {
+		for x := balloon.Min.X; x < balloon.Max.X; x++ {
+			if math.Abs(lum(out.At(x, y))-lum(cleaned.At(x, y))) > 64 {
+				ext = ext.Union(image.Rect(x, y, x+1, y+1))
+				n++
+			}
+		}
+	}
+	if n < 20 || balloon.Dx() == 0 || balloon.Dy() == 0 {
+		return 0, 0, false
+	}
+	return float64(ext.Dx()) / float64(balloon.Dx()), float64(ext.Dy()) / float64(balloon.Dy()), true
+}
+
+// kindOf is the kind recall is reported by: the annotated kind, with short lettering (shouts of
+// one to four characters, the commonest miss) apart.
+func kindOf(b bubbleResult) string {
+	if b.Kind != mangapage.KindSFX && utf8.RuneCountInString(b.Text) <= 4 {
+		return "short"
+	}
+	return b.Kind
+}
+
+// publishTally adds up what a reader of the finished page sees.
+type publishTally struct {
+	Erased, Clean int       // emptied bubbles whose residue could be measured; those under maxCleanResidue
+	Residues      []float64 // over every measured bubble
+	FillW, FillH  []float64
+	KindTotal     map[string]int
+	KindRead      map[string]int
+}
+
+func (t *publishTally) add(r pageResult) {
+	if t.KindTotal == nil {
+		t.KindTotal, t.KindRead = map[string]int{}, map[string]int{}
+	}
+	for _, b := range r.Bubbles {
+		k := kindOf(b)
+		t.KindTotal[k]++
+		if b.Reading.Read {
+			t.KindRead[k]++
+		}
+		if !b.Scored {
+			continue
+		}
+		if b.Emptying.ResidueMeasured {
+			t.Residues = append(t.Residues, b.Emptying.Residue)
+			if b.Emptying.Emptied {
+				t.Erased++
+				if b.Emptying.Residue <= maxCleanResidue {
+					t.Clean++
+				}
+			}
+		}
+		if b.FillMeasured {
+			t.FillW, t.FillH = append(t.FillW, b.FillWidth), append(t.FillH, b.FillHeight)
+		}
+	}
+}
+
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return median(slices.Clone(v))
+}
