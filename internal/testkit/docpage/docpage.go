@@ -231,6 +231,19 @@ func (p *painter) face(size float64) (font.Face, error) {
 	return opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingNone})
 }
 
+// faces loads the page's typeface at each size.
+func (p *painter) faces(sizes ...float64) ([]font.Face, error) {
+	out := make([]font.Face, len(sizes))
+	for i, size := range sizes {
+		f, err := p.face(size)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = f
+	}
+	return out, nil
+}
+
 func (p *painter) caps(s string) string {
 	if p.spec.Face.Caps {
 		return strings.ToUpper(s)
@@ -336,14 +349,11 @@ func (p *painter) letter(t text) error {
 
 func (p *painter) book(t text) error {
 	p.start(900, 1350)
-	body, err := p.face(23)
+	fs, err := p.faces(23, 40)
 	if err != nil {
 		return err
 	}
-	head, err := p.face(40)
-	if err != nil {
-		return err
-	}
+	body, head := fs[0], fs[1]
 	y := 220
 	p.text(head, p.ink, (900-p.width(head, t.chapter))/2, y, t.chapter)
 	y = p.column(body, 100, y+110, 700, t.paragraphs, true)
@@ -354,14 +364,11 @@ func (p *painter) book(t text) error {
 
 func (p *painter) manual(t text) error {
 	p.start(1000, 1300)
-	body, err := p.face(26)
+	fs, err := p.faces(26, 38)
 	if err != nil {
 		return err
 	}
-	head, err := p.face(38)
-	if err != nil {
-		return err
-	}
+	body, head := fs[0], fs[1]
 	margin := 100
 	y := margin + 40
 	p.text(head, p.ink, margin, y, t.manualTitle)
@@ -420,14 +427,11 @@ func (p *painter) screenshot(t text) error {
 func (p *painter) sign(t text) error {
 	w, h := 1200, 800
 	p.start(w, h)
-	big, err := p.face(84)
+	fs, err := p.faces(84, 36)
 	if err != nil {
 		return err
 	}
-	small, err := p.face(36)
-	if err != nil {
-		return err
-	}
+	big, small := fs[0], fs[1]
 	outline(p.page, image.Rect(40, 40, w-40, h-40), p.ink)
 	outline(p.page, image.Rect(46, 46, w-46, h-46), p.ink)
 	y := 250
