@@ -122,7 +122,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		return nil, newError(http.StatusBadRequest, "malformed_multipart", "the multipart body could not be read")
 	}
 	f := &uploadForm{Upload: job.Upload{JobID: jobID, Spec: job.Spec{SourceLang: lang.DefaultSource, TargetLang: lang.DefaultTarget,
-		Mode: plans.DefaultMode, Resolution: plans.DefaultResolution}}}
+		Mode: string(job.DefaultMode), Resolution: string(job.DefaultResolution)}}}
 	seen := map[string]bool{}
 	var names filename.Deduper
 	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
@@ -220,10 +220,10 @@ func (f *uploadForm) affords(pages int, seen map[string]bool) error {
 	}
 	mode, res := f.Mode, f.Resolution
 	if !seen["mode"] {
-		mode = "fast" // the cheapest
+		mode = string(job.Modes[0]) // the cheapest
 	}
 	if !seen["resolution"] {
-		res = "original" // the cheapest
+		res = string(job.Resolutions[0]) // the cheapest
 	}
 	need, err := plans.Cost(pages, mode, res)
 	if err != nil || int64(need) <= f.available {
@@ -276,18 +276,18 @@ func (f *uploadForm) set(field, value string) error {
 		if value == "" {
 			return nil
 		}
-		if !plans.ValidMode(value) {
+		if _, err := job.ParseMode(value); err != nil {
 			return &Error{Status: http.StatusBadRequest, Code: "invalid_mode", Message: "mode must be fast, standard or advanced",
-				Details: map[string]any{"allowed": plans.Modes}}
+				Details: map[string]any{"allowed": job.Modes}}
 		}
 		f.Mode = value
 	case "resolution":
 		if value == "" {
 			return nil
 		}
-		if !plans.ValidResolution(value) {
+		if _, err := job.ParseResolution(value); err != nil {
 			return &Error{Status: http.StatusBadRequest, Code: "invalid_resolution", Message: "resolution must be original, 1K, 2K or 4K",
-				Details: map[string]any{"allowed": plans.Resolutions}}
+				Details: map[string]any{"allowed": job.Resolutions}}
 		}
 		f.Resolution = value
 	case "customPrompt":
