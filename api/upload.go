@@ -229,9 +229,8 @@ func (f *uploadForm) affords(pages int, seen map[string]bool) error {
 	if err != nil || int64(need) <= f.available {
 		return nil
 	}
-	return &job.Refusal{Reason: job.InsufficientCredits, CreditsNeeded: need, CreditsAvailable: f.available,
-		Message: fmt.Sprintf("%d page(s) in %s mode at %s resolution need at least %d credit(s); %d are available",
-			pages, mode, res, need, f.available)}
+	return job.ShortOfCredits(need, f.available).Saying(fmt.Sprintf(
+		"%d page(s) in %s mode at %s resolution need at least %d credit(s); %d are available", pages, mode, res, need, f.available))
 }
 
 // checkUser authorizes the request for the form's user, then has the lifecycle admit the upload:
