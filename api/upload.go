@@ -206,6 +206,20 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	return f, nil
 }
 
+// choose sets a field that takes one of a list of values (mode, resolution) when parse accepts
+// value, and answers code with the allowed values when it does not; an empty value keeps the
+// default.
+func choose[T ~string](field *string, value string, parse func(string) (T, error), allowed []T, code, message string) error {
+	if value == "" {
+		return nil
+	}
+	if _, err := parse(value); err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: code, Message: message, Details: map[string]any{"allowed": allowed}}
+	}
+	*field = value
+	return nil
+}
+
 // allFieldsSeen stands for a whole form: its mode and resolution are final.
 var allFieldsSeen = map[string]bool{"mode": true, "resolution": true}
 
@@ -272,23 +286,10 @@ func (f *uploadForm) set(field, value string) error {
 			f.TargetLang = code
 		}
 	case "mode":
-		if value == "" {
-			return nil
-		}
-		if _, err := job.ParseMode(value); err != nil {
-			return &Error{Status: http.StatusBadRequest, Code: "invalid_mode", Message: "mode must be fast, standard or advanced",
-				Details: map[string]any{"allowed": job.Modes}}
-		}
-		f.Mode = value
+		return choose(&f.Mode, value, job.ParseMode, job.Modes, "invalid_mode", "mode must be fast, standard or advanced")
 	case "resolution":
-		if value == "" {
-			return nil
-		}
-		if _, err := job.ParseResolution(value); err != nil {
-			return &Error{Status: http.StatusBadRequest, Code: "invalid_resolution", Message: "resolution must be original, 1K, 2K or 4K",
-				Details: map[string]any{"allowed": job.Resolutions}}
-		}
-		f.Resolution = value
+		return choose(&f.Resolution, value, job.ParseResolution, job.Resolutions, "invalid_resolution",
+			"resolution must be original, 1K, 2K or 4K")
 	case "customPrompt":
 		if utf8.RuneCountInString(value) > maxPromptRunes {
 			return newError(http.StatusBadRequest, "prompt_too_long", fmt.Sprintf("customPrompt is limited to %d characters", maxPromptRunes))

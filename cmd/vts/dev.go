@@ -61,12 +61,8 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	if err := svc.ServeMetrics(ctx, "api"); err != nil {
 		return err
 	}
-	w := svc.Worker()
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("starting worker: %w", err)
-	}
-	if err := svc.ScheduleReconcile(ctx); err != nil {
-		w.Stop()
+	w, err := svc.StartWorker(ctx)
+	if err != nil {
 		return err
 	}
 	defer w.Stop()

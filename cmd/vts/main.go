@@ -111,12 +111,8 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err := svc.ServeMetrics(ctx, "worker"); err != nil {
 		return err
 	}
-	w := svc.Worker()
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("starting worker: %w", err)
-	}
-	if err := svc.ScheduleReconcile(ctx); err != nil {
-		w.Stop()
+	w, err := svc.StartWorker(ctx)
+	if err != nil {
 		return err
 	}
 	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)

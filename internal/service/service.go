@@ -166,6 +166,20 @@ func (s *Stack) WorkerOn(c client.Client, set *engines.Set, m *metrics.Metrics) 
 	})
 }
 
+// StartWorker starts the worker and makes sure the reconciler's schedule exists, as every
+// process that translates does; Stop the worker when done.
+func (s *Stack) StartWorker(ctx context.Context) (sdkworker.Worker, error) {
+	w := s.Worker()
+	if err := w.Start(); err != nil {
+		return nil, fmt.Errorf("starting worker: %w", err)
+	}
+	if err := s.ScheduleReconcile(ctx); err != nil {
+		w.Stop()
+		return nil, err
+	}
+	return w, nil
+}
+
 // ScheduleReconcile makes sure the reconciler's Temporal Schedule exists with the configured
 // interval; a worker does it at startup, so that the schedule runs where its workflow does.
 func (s *Stack) ScheduleReconcile(ctx context.Context) error {
