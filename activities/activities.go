@@ -83,19 +83,34 @@ type ReserveResult struct {
 	RetryAfterSeconds int
 }
 
+// refused is the reservation's answer refusing the job with r.
+func refused(r *job.Refusal) *ReserveResult {
+	return &ReserveResult{Code: r.Reason, Message: r.Message, CreditsNeeded: r.CreditsNeeded,
+		CreditsAvailable: r.CreditsAvailable, RetryAfterSeconds: int(r.RetryAfter / time.Second)}
+}
+
+// Refusal is the refusal the answer stands for; nil when the credits were reserved.
+func (r *ReserveResult) Refusal() *job.Refusal {
+	if r.Reserved {
+		return nil
+	}
+	return &job.Refusal{Reason: r.Code, Message: r.Message, CreditsNeeded: r.CreditsNeeded,
+		CreditsAvailable: r.CreditsAvailable, RetryAfter: time.Duration(r.RetryAfterSeconds) * time.Second}
+}
+
 // ReserveCredits creates the job and reserves its credits, once per job ID.
 func (a *Activities) ReserveCredits(ctx context.Context, in ReserveInput) (*ReserveResult, error) {
 	res, err := a.Store.ReserveJob(ctx, store.NewJob{ID: in.Job.JobID, UserID: in.Job.UserID, Spec: in.Job.Spec,
 		Pages: len(in.Job.Pages)})
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
-		return &ReserveResult{Code: job.InsufficientCredits, CreditsNeeded: res.Needed, CreditsAvailable: res.Available,
-			Message: fmt.Sprintf("this job needs %d credits and %d are available", res.Needed, res.Available)}, nil
+		return refused(job.ShortOfCredits(res.Needed, res.Available)), nil
 	case errors.Is(err, store.ErrConcurrencyLimit):
-		return &ReserveResult{Code: job.TooManyJobs, CreditsNeeded: res.Needed, RetryAfterSeconds: int(res.RetryIn / time.Second),
-			Message: "your plan's limit of concurrent jobs is reached; try again when a job finishes"}, nil
+		r := refused(job.AtJobLimit(res.RetryIn))
+		r.CreditsNeeded = res.Needed
+		return r, nil
 	case errors.Is(err, store.ErrForbidden):
-		return &ReserveResult{Code: job.Forbidden, Message: "this job belongs to another user"}, nil
+		return refused(job.NotYours()), nil
 	case err != nil:
 		return nil, err
 	}

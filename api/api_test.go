@@ -51,7 +51,7 @@ func upload(t *testing.T, env *apitest.Env, user string, n int, extra ...[2]stri
 // sseEvent is one parsed SSE message.
 type sseEvent struct {
 	ID    string
-	State job.State
+	State api.State
 	Raw   map[string]any
 }
 
@@ -145,7 +145,7 @@ func TestUploadFollowDownloadDelete(t *testing.T) {
 
 	// GET /api/jobs/{id} answers the same payload.
 	resp := env.Do("GET", "/api/jobs/"+a.JobID, nil, nil)
-	var st job.State
+	var st api.State
 	resp.JSON(t, &st)
 	if resp.Status != 200 || st.Status != "completed" || st.Mode != "fast" || st.CreditsNeeded != 3 {
 		t.Fatalf("job = %d %+v", resp.Status, st)
@@ -456,7 +456,7 @@ func TestSSEThousandWatchersSharePoller(t *testing.T) {
 				return
 			}
 			defer resp.Body.Close()
-			var last job.State
+			var last api.State
 			sc := bufio.NewScanner(resp.Body)
 			for sc.Scan() {
 				if line := sc.Text(); strings.HasPrefix(line, "data: ") {

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/filename"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
@@ -104,7 +105,7 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 		t.Fatalf("zip has %d pages for %d uploads", pages, len(names))
 	}
 	seen := map[string]bool{}
-	var st job.State // the results as clients read them, with their URLs
+	var st api.State // the results as clients read them, with their URLs
 	env.Do("GET", "/api/jobs/"+a.JobID, nil, nil).JSON(t, &st)
 	for i, res := range st.Results {
 		name := names[i]

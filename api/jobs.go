@@ -51,20 +51,6 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, clientState(st))
 }
 
-// clientState is a job's state as clients see it: each result with the addresses of its files.
-func clientState(r job.Report) job.State {
-	return job.View(r, func(p job.PageResult) job.Result {
-		res := job.Result{SourceFilename: p.SourceFilename, URL: outputURL(r.ID, p.OutputName), SourceLang: p.SourceLang}
-		if p.HasTranscript {
-			res.Transcript = transcriptURL(r.ID, p.OutputName)
-		}
-		if p.HasCleaned {
-			res.Cleaned = cleanedURL(r.ID, p.OutputName)
-		}
-		return res
-	})
-}
-
 // outputURL is where output serves a translated page.
 func outputURL(jobID, outputName string) string {
 	return "/api/outputs/" + jobID + "/" + url.PathEscape(outputName)
@@ -131,7 +117,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			_ = rc.SetWriteDeadline(time.Now().Add(heartbeat * 2))
-			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", u.Seq, u.JSON(clientState)); err != nil {
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", u.Seq, u.JSON(clientView)); err != nil {
 				return
 			}
 			_ = rc.Flush()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/job"
@@ -18,7 +19,7 @@ import (
 )
 
 // finished follows a job to its end over SSE and returns its last state.
-func finished(t *testing.T, env *apitest.Env, jobID string) job.State {
+func finished(t *testing.T, env *apitest.Env, jobID string) api.State {
 	t.Helper()
 	events, _ := readSSE(t, env, jobID)
 	if len(events) == 0 {

@@ -122,7 +122,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		return nil, newError(http.StatusBadRequest, "malformed_multipart", "the multipart body could not be read")
 	}
 	f := &uploadForm{Upload: job.Upload{JobID: jobID, Spec: job.Spec{SourceLang: lang.DefaultSource, TargetLang: lang.DefaultTarget,
-		Mode: plans.DefaultMode, Resolution: plans.DefaultResolution}}}
+		Mode: string(job.DefaultMode), Resolution: string(job.DefaultResolution)}}}
 	seen := map[string]bool{}
 	var names filename.Deduper
 	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
@@ -206,6 +206,20 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 	return f, nil
 }
 
+// choose sets a field that takes one of a list of values (mode, resolution) when parse accepts
+// value, and answers code with the allowed values when it does not; an empty value keeps the
+// default.
+func choose[T ~string](field *string, value string, parse func(string) (T, error), allowed []T, code, message string) error {
+	if value == "" {
+		return nil
+	}
+	if _, err := parse(value); err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: code, Message: message, Details: map[string]any{"allowed": allowed}}
+	}
+	*field = value
+	return nil
+}
+
 // allFieldsSeen stands for a whole form: its mode and resolution are final.
 var allFieldsSeen = map[string]bool{"mode": true, "resolution": true}
 
@@ -220,18 +234,17 @@ func (f *uploadForm) affords(pages int, seen map[string]bool) error {
 	}
 	mode, res := f.Mode, f.Resolution
 	if !seen["mode"] {
-		mode = "fast" // the cheapest
+		mode = string(job.Modes[0]) // the cheapest
 	}
 	if !seen["resolution"] {
-		res = "original" // the cheapest
+		res = string(job.Resolutions[0]) // the cheapest
 	}
 	need, err := plans.Cost(pages, mode, res)
 	if err != nil || int64(need) <= f.available {
 		return nil
 	}
-	return &job.Refusal{Reason: job.InsufficientCredits, CreditsNeeded: need, CreditsAvailable: f.available,
-		Message: fmt.Sprintf("%d page(s) in %s mode at %s resolution need at least %d credit(s); %d are available",
-			pages, mode, res, need, f.available)}
+	return job.ShortOfCredits(need, f.available).Saying(fmt.Sprintf(
+		"%d page(s) in %s mode at %s resolution need at least %d credit(s); %d are available", pages, mode, res, need, f.available))
 }
 
 // checkUser authorizes the request for the form's user, then has the lifecycle admit the upload:
@@ -273,23 +286,10 @@ func (f *uploadForm) set(field, value string) error {
 			f.TargetLang = code
 		}
 	case "mode":
-		if value == "" {
-			return nil
-		}
-		if !plans.ValidMode(value) {
-			return &Error{Status: http.StatusBadRequest, Code: "invalid_mode", Message: "mode must be fast, standard or advanced",
-				Details: map[string]any{"allowed": plans.Modes}}
-		}
-		f.Mode = value
+		return choose(&f.Mode, value, job.ParseMode, job.Modes, "invalid_mode", "mode must be fast, standard or advanced")
 	case "resolution":
-		if value == "" {
-			return nil
-		}
-		if !plans.ValidResolution(value) {
-			return &Error{Status: http.StatusBadRequest, Code: "invalid_resolution", Message: "resolution must be original, 1K, 2K or 4K",
-				Details: map[string]any{"allowed": plans.Resolutions}}
-		}
-		f.Resolution = value
+		return choose(&f.Resolution, value, job.ParseResolution, job.Resolutions, "invalid_resolution",
+			"resolution must be original, 1K, 2K or 4K")
 	case "customPrompt":
 		if utf8.RuneCountInString(value) > maxPromptRunes {
 			return newError(http.StatusBadRequest, "prompt_too_long", fmt.Sprintf("customPrompt is limited to %d characters", maxPromptRunes))

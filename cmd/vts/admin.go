@@ -11,6 +11,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/plans"
+	"github.com/vtsproject/vts/internal/service"
 )
 
 const adminUsage = `vts admin: operator commands (they write the credit ledger like every other movement)
@@ -37,7 +38,7 @@ func runAdmin(ctx context.Context, cfg config.Config, out io.Writer, args []stri
 	if *userID == "" {
 		return fmt.Errorf("admin %s: -user is required", args[0])
 	}
-	st, err := openStore(ctx, cfg)
+	st, err := service.OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}

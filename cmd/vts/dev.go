@@ -25,6 +25,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/gobin"
+	"github.com/vtsproject/vts/internal/service"
 )
 
 // runDev brings up everything a newcomer needs on one machine, in one process: a database, a
@@ -49,7 +50,7 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	}
 	defer stopTemporal()
 
-	svc, err := openStack(ctx, cfg, log)
+	svc, err := service.Open(ctx, cfg, log, service.Options{})
 	if err != nil {
 		return err
 	}
@@ -57,15 +58,11 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	if err := svc.Store.Migrate(ctx); err != nil {
 		return err
 	}
-	if err := svc.serveMetrics(ctx, "api"); err != nil {
+	if err := svc.ServeMetrics(ctx, "api"); err != nil {
 		return err
 	}
-	w := svc.newWorker()
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("starting worker: %w", err)
-	}
-	if err := svc.scheduleReconcile(ctx); err != nil {
-		w.Stop()
+	w, err := svc.StartWorker(ctx)
+	if err != nil {
 		return err
 	}
 	defer w.Stop()
@@ -355,7 +352,7 @@ func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (uiUR
 
 // temporalHealthy asks the Temporal server at the configured address whether it serves.
 func temporalHealthy(ctx context.Context, cfg config.Config) bool {
-	opts, err := temporalOptions(cfg)
+	opts, err := service.TemporalOptions(cfg)
 	if err != nil {
 		return false
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/service"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
@@ -40,7 +41,7 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{NoWorker: true}) // for its Temporal dev server
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	instance := func() *stack {
+	instance := func() *service.Stack {
 		dir := t.TempDir()
 		cfg := config.Config{DatabaseURL: pgtest.NewDatabase(t), DataDir: dir, TaskQueue: "vts-translate",
 			BlobURL:         "file://" + filepath.ToSlash(filepath.Join(dir, "blobs")) + "?create_dir=true&no_tmp_dir=true",
@@ -53,7 +54,7 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 			t.Fatalf("the same instance derived %q, then %q (%v)", derived.TaskQueue, again.TaskQueue, err)
 		}
 		cfg = derived
-		svc, err := openStack(ctx, cfg, log)
+		svc, err := service.Open(ctx, cfg, log, service.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,13 +72,13 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 
 	// Each instance's reconciler is its own schedule, run on its own task queue: sharing one,
 	// the last instance to start would run every instance's reconciler on its queue.
-	for _, s := range []*stack{a, b} {
-		if err := s.scheduleReconcile(ctx); err != nil {
+	for _, s := range []*service.Stack{a, b} {
+		if err := s.ScheduleReconcile(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range []*stack{a, b} {
-		l := s.newLifecycle()
+	for _, s := range []*service.Stack{a, b} {
+		l := s.Lifecycle()
 		h := s.Temporal.ScheduleClient().GetHandle(ctx, l.ReconcileScheduleID())
 		l.Close()
 		t.Cleanup(func() { _ = h.Delete(context.Background()) })
@@ -91,7 +92,7 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 	}
 
 	// Only the second instance's worker runs at first.
-	wb := b.newWorker()
+	wb := b.Worker()
 	if err := wb.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 		resp, err := b.Temporal.DescribeTaskQueue(ctx, b.Config.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
 		return err == nil && len(resp.Pollers) > 0
 	})
-	jobs := a.newLifecycle()
+	jobs := a.Lifecycle()
 	defer jobs.Close()
 	jobID := uuid.NewString()
 	data, err := imageio.EncodeBytes(testimage.Pattern(40, 30, 1), imageio.PNG)
@@ -126,7 +127,7 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 	if taken(t, a, jobID) {
 		t.Fatal("the second instance's worker took the first instance's job")
 	}
-	wa := a.newWorker()
+	wa := a.Worker()
 	if err := wa.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestDevInstancesDoNotShareJobs(t *testing.T) {
 }
 
 // taken reports whether a worker has started a workflow task of the job.
-func taken(t *testing.T, s *stack, jobID string) bool {
+func taken(t *testing.T, s *service.Stack, jobID string) bool {
 	t.Helper()
 	it := s.Temporal.GetWorkflowHistory(context.Background(), job.WorkflowID(jobID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {

@@ -17,6 +17,7 @@ import (
 	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/drain"
+	"github.com/vtsproject/vts/internal/service"
 	"github.com/vtsproject/vts/internal/tracing"
 )
 
@@ -89,7 +90,7 @@ func newLogger(level string) *slog.Logger {
 }
 
 func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	st, err := openStore(ctx, cfg)
+	st, err := service.OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -102,20 +103,16 @@ func runMigrate(ctx context.Context, cfg config.Config, log *slog.Logger) error 
 }
 
 func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := openStack(ctx, cfg, log)
+	svc, err := service.Open(ctx, cfg, log, service.Options{})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	if err := svc.serveMetrics(ctx, "worker"); err != nil {
+	if err := svc.ServeMetrics(ctx, "worker"); err != nil {
 		return err
 	}
-	w := svc.newWorker()
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("starting worker: %w", err)
-	}
-	if err := svc.scheduleReconcile(ctx); err != nil {
-		w.Stop()
+	w, err := svc.StartWorker(ctx)
+	if err != nil {
 		return err
 	}
 	log.Info("worker started", "taskQueue", cfg.TaskQueue, "engine", cfg.Engine)
@@ -128,21 +125,21 @@ func runWorker(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := openStack(ctx, cfg, log)
+	svc, err := service.Open(ctx, cfg, log, service.Options{})
 	if err != nil {
 		return err
 	}
 	defer svc.Close()
-	if err := svc.serveMetrics(ctx, "api"); err != nil {
+	if err := svc.ServeMetrics(ctx, "api"); err != nil {
 		return err
 	}
 	return serveAPI(ctx, svc)
 }
 
-func serveAPI(ctx context.Context, svc *stack) error {
-	jobs := svc.newLifecycle()
+func serveAPI(ctx context.Context, svc *service.Stack) error {
+	jobs := svc.Lifecycle()
 	defer jobs.Close()
-	srv, err := svc.newAPIServer(jobs)
+	srv, err := svc.APIServer(jobs, nil)
 	if err != nil {
 		return err
 	}

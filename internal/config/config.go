@@ -2,6 +2,8 @@
 package config
 
 import (
+	"github.com/vtsproject/vts/internal/job"
+
 	"fmt"
 	"net"
 	"os"
@@ -175,7 +177,8 @@ func FromEnv() (Config, error) {
 
 		LogLevel: env("VTS_LOG_LEVEL", "info"),
 	}
-	for _, m := range []string{"fast", "standard", "advanced"} {
+	for _, mode := range job.Modes {
+		m := string(mode)
 		if v := os.Getenv("VTS_ENGINE_" + strings.ToUpper(m)); v != "" {
 			c.EngineByMode[m] = v
 		}

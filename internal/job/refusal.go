@@ -2,6 +2,7 @@ package job
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -44,3 +45,56 @@ type Refusal struct {
 }
 
 func (r *Refusal) Error() string { return string(r.Reason) + ": " + r.Message }
+
+// The refusals, each built here once: the reservation (activities), the lifecycle and the
+// upload's intake all refuse with these, so that a reason always comes with the same numbers and
+// words. Where a caller knows more than the constructor (the plan's name, the pages so far), it
+// says so with Saying; the reason and the numbers stay the constructor's.
+
+// NoCredit refuses a user who has no credit left, or owes some: no job of theirs could start.
+func NoCredit() *Refusal {
+	return &Refusal{Reason: InsufficientCredits,
+		Message: "no credits are available; buy a credit pack or wait for the next period"}
+}
+
+// ShortOfCredits refuses a job that needs need credits when available are left.
+func ShortOfCredits(need int, available int64) *Refusal {
+	return &Refusal{Reason: InsufficientCredits, CreditsNeeded: need, CreditsAvailable: available,
+		Message: fmt.Sprintf("this job needs %d credits and %d are available", need, available)}
+}
+
+// AtJobLimit refuses a job beyond the plan's limit of concurrent jobs, worth trying again after
+// retryAfter.
+func AtJobLimit(retryAfter time.Duration) *Refusal {
+	return &Refusal{Reason: TooManyJobs, RetryAfter: retryAfter,
+		Message: "your plan's limit of concurrent jobs is reached; try again when a job finishes"}
+}
+
+// NotYours refuses touching another user's job.
+func NotYours() *Refusal {
+	return &Refusal{Reason: Forbidden, Message: "this job belongs to another user"}
+}
+
+// KeyBusy refuses an upload whose Idempotency-Key another upload, still streaming, holds.
+func KeyBusy() *Refusal {
+	return &Refusal{Reason: KeyInUse, RetryAfter: 5 * time.Second,
+		Message: "an upload with this Idempotency-Key is still in progress; retry when it has finished"}
+}
+
+// StateUnavailable refuses a read of a job's state that cannot be answered right now.
+func StateUnavailable() *Refusal {
+	return &Refusal{Reason: Unavailable, RetryAfter: 5 * time.Second,
+		Message: "the job's state cannot be read right now; try again shortly"}
+}
+
+// Unsupported refuses a job no engine can translate: why says what is missing, and supported
+// what can be served instead (nil when unknown).
+func Unsupported(why string, supported []string) *Refusal {
+	return &Refusal{Reason: UnsupportedPair, Message: why, Supported: supported}
+}
+
+// Saying gives the refusal a message that says more than the constructor's, and returns it.
+func (r *Refusal) Saying(message string) *Refusal {
+	r.Message = message
+	return r
+}

@@ -7,8 +7,8 @@ import (
 )
 
 // Snapshot is a job's state at one moment: the spec's job payload. R is how its results are
-// told: PageResult where the job keeps them, Result where clients read them.
-type Snapshot[R PageResult | Result] struct {
+// told: PageResult where the job keeps them, the API's Result where clients read them.
+type Snapshot[R any] struct {
 	ID          string `json:"id"`
 	Status      Status `json:"status"`
 	Progress    int    `json:"progress"`
@@ -25,14 +25,10 @@ type Snapshot[R PageResult | Result] struct {
 // runs, and what its record holds once it has ended. Its results name files; they hold no address.
 type Report = Snapshot[PageResult]
 
-// State is a job's state as clients see it: the SSE message and GET /api/jobs/{id}. The API
-// makes it from a Report, giving each result the addresses it serves the page's files at.
-type State = Snapshot[Result]
-
-// View is r as clients see it, each result made by result.
-func View(r Report, result func(PageResult) Result) State {
-	s := State{ID: r.ID, Status: r.Status, Progress: r.Progress, Total: r.Total, CurrentFile: r.CurrentFile,
-		Results: make([]Result, 0, len(r.Results)), Errors: r.Errors, Mode: r.Mode, CreditsNeeded: r.CreditsNeeded}
+// View is r with each result made by result: the API makes its clients' view of a job this way.
+func View[R any](r Report, result func(PageResult) R) Snapshot[R] {
+	s := Snapshot[R]{ID: r.ID, Status: r.Status, Progress: r.Progress, Total: r.Total, CurrentFile: r.CurrentFile,
+		Results: make([]R, 0, len(r.Results)), Errors: r.Errors, Mode: r.Mode, CreditsNeeded: r.CreditsNeeded}
 	for _, p := range r.Results {
 		s.Results = append(s.Results, result(p))
 	}
@@ -74,19 +70,6 @@ func (p *PageResult) UnmarshalJSON(data []byte) error {
 		p.OutputName, p.HasTranscript, p.HasCleaned = name, v.Transcript != "", v.Cleaned != ""
 	}
 	return nil
-}
-
-// Result is one translated page as clients see it: the spec's Result, with the addresses of the
-// page and of its companions.
-type Result struct {
-	SourceFilename string `json:"sourceFilename"`
-	URL            string `json:"url"`
-	// SourceLang is the page's language as detected (or as the upload named it); "" if unknown.
-	SourceLang string `json:"sourceLang"`
-	// Transcript and Cleaned are the URLs of the page's transcript and cleaned page, when the
-	// engine produced them.
-	Transcript string `json:"transcript,omitempty"`
-	Cleaned    string `json:"cleaned,omitempty"`
 }
 
 // PageError is one page that could not be translated, or, without a filename, what became of

@@ -51,15 +51,14 @@ func TestView(t *testing.T) {
 	r := job.Report{ID: "j", Status: job.Processing, Progress: 2, Total: 3, CurrentFile: "c.png", Mode: "fast",
 		CreditsNeeded: 2, Results: []job.PageResult{{SourceFilename: "a.png", OutputName: "a.png"}},
 		Errors: []job.PageError{job.PageFailed("b.png", job.Exhausted, "")}}
-	got := job.View(r, func(p job.PageResult) job.Result {
-		return job.Result{SourceFilename: p.SourceFilename, URL: "/" + p.OutputName}
-	})
-	want := job.State{ID: "j", Status: job.Processing, Progress: 2, Total: 3, CurrentFile: "c.png", Mode: "fast",
-		CreditsNeeded: 2, Results: []job.Result{{SourceFilename: "a.png", URL: "/a.png"}}, Errors: r.Errors}
+	type result struct{ name, url string }
+	got := job.View(r, func(p job.PageResult) result { return result{p.SourceFilename, "/" + p.OutputName} })
+	want := job.Snapshot[result]{ID: "j", Status: job.Processing, Progress: 2, Total: 3, CurrentFile: "c.png", Mode: "fast",
+		CreditsNeeded: 2, Results: []result{{"a.png", "/a.png"}}, Errors: r.Errors}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%+v, want %+v", got, want)
 	}
-	if empty := job.View(job.Report{}, nil); empty.Results == nil {
+	if empty := job.View[result](job.Report{}, nil); empty.Results == nil {
 		t.Fatal("no results must be [], not null")
 	}
 }

@@ -63,7 +63,7 @@ type encoding struct {
 }
 
 // JSON is view(u.Report) as JSON, encoded once however many subscribers ask for it.
-func (u Update) JSON(view func(job.Report) job.State) []byte {
+func (u Update) JSON(view func(job.Report) any) []byte {
 	u.json.once.Do(func() { u.json.data, _ = json.Marshal(view(u.Report)) })
 	return u.json.data
 }

@@ -142,16 +142,15 @@ func (l *Lifecycle) Admit(ctx context.Context, userID, key, jobID string) (Admis
 // precheck refuses a user who could not start any job now.
 func (l *Lifecycle) precheck(ctx context.Context, u *store.User, plan plans.Plan) (*job.Refusal, error) {
 	if u.Available() <= 0 || u.DebtCredits > 0 {
-		return &job.Refusal{Reason: job.InsufficientCredits,
-			Message: "no credits are available; buy a credit pack or wait for the next period"}, nil
+		return job.NoCredit(), nil
 	}
 	active, err := l.store.ActiveJobs(ctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
 	if active >= plan.ConcurrentJobs {
-		return &job.Refusal{Reason: job.TooManyJobs, RetryAfter: 30 * time.Second,
-			Message: fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", plan.Name, plan.ConcurrentJobs)}, nil
+		return job.AtJobLimit(30 * time.Second).Saying(
+			fmt.Sprintf("the %s plan runs %d job(s) at once; try again when a job finishes", plan.Name, plan.ConcurrentJobs)), nil
 	}
 	return nil, nil
 }
@@ -165,8 +164,7 @@ func (l *Lifecycle) claim(ctx context.Context, userID, key, jobID string) error 
 	}
 	j, err := l.store.GetJob(ctx, holder)
 	if errors.Is(err, store.ErrNotFound) {
-		return &job.Refusal{Reason: job.KeyInUse, RetryAfter: 5 * time.Second,
-			Message: "an upload with this Idempotency-Key is still in progress; retry when it has finished"}
+		return job.KeyBusy()
 	}
 	if err != nil {
 		return err
@@ -213,12 +211,11 @@ const reserveTimeout = 30 * time.Second
 // started. Either way the caller discards the upload.
 func (l *Lifecycle) Start(ctx context.Context, up job.Upload) (int, error) {
 	if err := l.languages.Supports(up.SourceLang, up.TargetLang, up.Mode); err != nil {
-		r := &job.Refusal{Reason: job.UnsupportedPair, Message: err.Error()}
 		var u *engine.UnsupportedError
 		if errors.As(err, &u) {
-			r.Message, r.Supported = u.Reason, u.Supported
+			return 0, job.Unsupported(u.Reason, u.Supported)
 		}
-		return 0, r
+		return 0, job.Unsupported(err.Error(), nil)
 	}
 	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
 	defer cancel()
@@ -248,8 +245,7 @@ func (l *Lifecycle) Start(ctx context.Context, up job.Upload) (int, error) {
 	}
 	if !res.Reserved {
 		// The workflow removes the uploads of a refused job; the caller does too, in case it cannot.
-		return 0, &job.Refusal{Reason: res.Code, Message: res.Message, CreditsNeeded: res.CreditsNeeded,
-			CreditsAvailable: res.CreditsAvailable, RetryAfter: time.Duration(res.RetryAfterSeconds) * time.Second}
+		return 0, res.Refusal()
 	}
 	return res.CreditsNeeded, nil
 }
@@ -270,8 +266,7 @@ func (l *Lifecycle) State(ctx context.Context, jobID string) (job.Report, error)
 	st, err := l.hub.Snapshot(ctx, jobID)
 	var u *unavailableError
 	if errors.As(err, &u) {
-		return job.Report{}, &job.Refusal{Reason: job.Unavailable, RetryAfter: 5 * time.Second,
-			Message: "the job's state cannot be read right now; try again shortly"}
+		return job.Report{}, job.StateUnavailable()
 	}
 	return st, err
 }
@@ -343,7 +338,7 @@ func (l *Lifecycle) Delete(ctx context.Context, jobID, userID string) error {
 	case errors.Is(err, store.ErrNotFound):
 		return job.ErrNotFound
 	case errors.Is(err, store.ErrForbidden):
-		return &job.Refusal{Reason: job.Forbidden, Message: "this project belongs to another user"}
+		return job.NotYours().Saying("this project belongs to another user")
 	case err != nil:
 		return err
 	}

@@ -2,6 +2,8 @@
 package plans
 
 import (
+	"github.com/vtsproject/vts/internal/job"
+
 	"fmt"
 	"strings"
 	"time"
@@ -54,38 +56,16 @@ func MustLookup(id string) Plan {
 	return p
 }
 
-// Modes and resolutions the upload accepts, with their defaults.
-const (
-	DefaultMode       = "standard"
-	DefaultResolution = "original"
-)
-
-// modeHalves is the mode multiplier in halves, so that 0.5x stays an integer.
-var modeHalves = map[string]int64{"fast": 1, "standard": 2, "advanced": 4}
-
-var resolutionMultiplier = map[string]int64{"original": 1, "1K": 1, "2K": 2, "4K": 4}
-
-// Modes lists the accepted modes.
-var Modes = []string{"fast", "standard", "advanced"}
-
-// Resolutions lists the accepted resolutions.
-var Resolutions = []string{"original", "1K", "2K", "4K"}
-
-// ValidMode reports whether mode is one of Modes.
-func ValidMode(mode string) bool { _, ok := modeHalves[mode]; return ok }
-
-// ValidResolution reports whether res is one of Resolutions.
-func ValidResolution(res string) bool { _, ok := resolutionMultiplier[res]; return ok }
-
 // Cost is the spec's formula, ceil(pages × resolution_multiplier × mode_multiplier), computed in
-// integers so that no float rounding can charge a credit too many.
+// integers so that no float rounding can charge a credit too many. The multipliers are the mode's
+// and the resolution's own (internal/job).
 func Cost(pages int, mode, resolution string) (int, error) {
-	h, ok := modeHalves[mode]
-	if !ok {
+	h := job.Mode(mode).Halves()
+	if h == 0 {
 		return 0, fmt.Errorf("unknown mode %q", mode)
 	}
-	r, ok := resolutionMultiplier[resolution]
-	if !ok {
+	r := job.Resolution(resolution).Multiplier()
+	if r == 0 {
 		return 0, fmt.Errorf("unknown resolution %q", resolution)
 	}
 	if pages < 0 {

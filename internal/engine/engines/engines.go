@@ -13,7 +13,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine/ocr"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/plans"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // Set maps each mode to its engine.
@@ -25,8 +25,8 @@ type Set struct {
 // Static serves every mode with e; tests and benchmarks use it.
 func Static(e engine.Engine) *Set {
 	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
-	for _, m := range plans.Modes {
-		s.byMode[m], s.names[m] = e, "static"
+	for _, m := range job.Modes {
+		s.byMode[string(m)], s.names[string(m)] = e, "static"
 	}
 	return s
 }
@@ -38,7 +38,8 @@ func New(ctx context.Context, cfg config.Config, log interface{ Warn(string, ...
 	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
 	built := map[string]engine.Engine{}
 	var errs []string
-	for _, mode := range plans.Modes {
+	for _, m := range job.Modes {
+		mode := string(m)
 		name := cfg.EngineFor(mode)
 		e, ok := built[name]
 		if !ok {
@@ -137,9 +138,9 @@ func (s *Set) For(mode string) (engine.Engine, error) {
 // Modes lists the modes that have an engine.
 func (s *Set) Modes() []string {
 	var out []string
-	for _, m := range plans.Modes {
-		if _, ok := s.byMode[m]; ok {
-			out = append(out, m)
+	for _, m := range job.Modes {
+		if _, ok := s.byMode[string(m)]; ok {
+			out = append(out, string(m))
 		}
 	}
 	return out

@@ -27,6 +27,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // Default models per mode.
@@ -102,9 +103,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, errors.New("gemini: an API key is required")
 	}
 	models := map[string]string{
-		"fast":     DefaultFastModel,
-		"standard": DefaultStandardModel,
-		"advanced": DefaultAdvancedModel,
+		string(job.Fast):     DefaultFastModel,
+		string(job.Standard): DefaultStandardModel,
+		string(job.Advanced): DefaultAdvancedModel,
 	}
 	for mode, m := range cfg.Models {
 		if m = strings.TrimSpace(m); m == "" {
@@ -253,8 +254,8 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	// 1K, 2K and 4K mean the same for every engine: the long edge of the page the user pays
 	// for. A model whose grid is smaller (the fast model has no imageSize) is scaled up to it.
 	w, h := info.Width, info.Height
-	if req.Resolution != "" && req.Resolution != "original" {
-		w, h = withLongEdge(info.Width, info.Height, edgeOf(req.Resolution))
+	if req.Resolution != "" && job.Resolution(req.Resolution) != job.Original {
+		w, h = withLongEdge(info.Width, info.Height, job.Resolution(req.Resolution).LongEdge())
 	}
 	encoded, err := imageio.EncodeBytes(resize(out, w, h), format)
 	if err != nil {

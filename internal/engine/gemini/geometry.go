@@ -8,6 +8,8 @@ import (
 	"math"
 
 	xdraw "golang.org/x/image/draw"
+
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // aspect is a width:height ratio in lowest terms.
@@ -186,40 +188,27 @@ func withLongEdge(w, h, edge int) (int, int) {
 	return max(1, int(math.Round(float64(w)*s))), max(1, int(math.Round(float64(h)*s)))
 }
 
-// edgeOf is the long edge a resolution stands for, 0 for "original".
-func edgeOf(resolution string) int {
-	for _, s := range imageSizes {
-		if s.name == resolution {
-			return s.edge
-		}
-	}
-	return 0
-}
-
-// imageSizes are ImageConfig.ImageSize values with the long edge each stands for.
-var imageSizes = []struct {
-	name string
-	edge int
-}{{"1K", 1024}, {"2K", 2048}, {"4K", 4096}}
+// imageSizes are the resolutions that are ImageConfig.ImageSize values too, smallest first.
+var imageSizes = []job.Resolution{job.Res1K, job.Res2K, job.Res4K}
 
 // imageSizeFor maps a resolution to ImageConfig.ImageSize. "original" takes the size nearest to
 // the source's long edge on a log scale, so a 1500 px page asks for 2K rather than losing
 // detail at 1K, and only pages beyond ~2900 px ask for the costly 4K.
 func imageSizeFor(resolution string, w, h int) (string, error) {
-	if resolution != "original" && resolution != "" {
+	if job.Resolution(resolution) != job.Original && resolution != "" {
 		for _, s := range imageSizes {
-			if s.name == resolution {
-				return s.name, nil
+			if string(s) == resolution {
+				return resolution, nil
 			}
 		}
 		return "", fmt.Errorf("unknown resolution %q", resolution)
 	}
 	long := math.Log(float64(max(w, h)))
-	best, bestDist := "", math.Inf(1)
+	best, bestDist := job.Resolution(""), math.Inf(1)
 	for _, s := range imageSizes {
-		if d := math.Abs(math.Log(float64(s.edge)) - long); d < bestDist {
-			best, bestDist = s.name, d
+		if d := math.Abs(math.Log(float64(s.LongEdge())) - long); d < bestDist {
+			best, bestDist = s, d
 		}
 	}
-	return best, nil
+	return string(best), nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // Engine implements engine.Engine offline. It is safe for concurrent use.
@@ -90,9 +91,9 @@ func New(cfg Config) (*Engine, error) {
 		adv = def
 	}
 	e.modes = map[string]Mode{
-		"fast":     {Translator: def, Effort: EffortFast},
-		"standard": {Translator: def, Effort: EffortStandard},
-		"advanced": {Translator: adv, Effort: EffortBest},
+		string(job.Fast):     {Translator: def, Effort: EffortFast},
+		string(job.Standard): {Translator: def, Effort: EffortStandard},
+		string(job.Advanced): {Translator: adv, Effort: EffortBest},
 	}
 	for name, m := range cfg.Modes {
 		if m.Translator == nil {
@@ -112,7 +113,7 @@ func (e *Engine) Supports(src, dst, mode string) error {
 // plan resolves a request to its mode and the candidate source languages, best first.
 func (e *Engine) plan(src, dst, mode string) (planned, error) {
 	if mode == "" {
-		mode = "standard"
+		mode = string(job.DefaultMode)
 	}
 	m, ok := e.modes[mode]
 	if !ok {

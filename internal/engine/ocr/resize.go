@@ -5,23 +5,19 @@ import (
 	"image"
 
 	"golang.org/x/image/draw"
+
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // targetSize is the output size for a resolution: "original" keeps the page's size, the others
-// scale its long edge to 1024, 2048 or 4096 pixels with the aspect ratio kept.
+// scale its long edge to the resolution's with the aspect ratio kept.
 func targetSize(src image.Rectangle, resolution string) (image.Point, error) {
 	w, h := src.Dx(), src.Dy()
-	var long int
-	switch resolution {
-	case "", "original":
+	if resolution == "" || job.Resolution(resolution) == job.Original {
 		return image.Pt(w, h), nil
-	case "1K":
-		long = 1024
-	case "2K":
-		long = 2048
-	case "4K":
-		long = 4096
-	default:
+	}
+	long := job.Resolution(resolution).LongEdge()
+	if long == 0 {
 		return image.Point{}, fmt.Errorf("unknown resolution %q", resolution)
 	}
 	if w >= h {

@@ -27,14 +27,14 @@ import (
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/interceptor"
 	"gocloud.dev/blob"
 
-	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/api"
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/blobstore"
+	"github.com/vtsproject/vts/internal/config"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/engines"
 	"github.com/vtsproject/vts/internal/engine/testengine"
@@ -43,11 +43,11 @@ import (
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lifecycle"
 	"github.com/vtsproject/vts/internal/metrics"
+	"github.com/vtsproject/vts/internal/service"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 	"github.com/vtsproject/vts/internal/testkit/testimage"
 	"github.com/vtsproject/vts/internal/tracing"
-	"github.com/vtsproject/vts/worker"
 	sdkworker "go.temporal.io/sdk/worker"
 )
 
@@ -226,9 +226,7 @@ type Env struct {
 	APIMetrics, WorkerMetrics       *metrics.Metrics
 	APIMetricsURL, WorkerMetricsURL string
 
-	log          *slog.Logger
-	tracer       trace.TracerProvider
-	stopGrace    time.Duration
+	stack        *service.Stack
 	worker       sdkworker.Worker
 	workerClient client.Client
 }
@@ -245,27 +243,12 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	ctx := context.Background()
 	dbURL := pgtest.NewDatabase(t)
-	st, err := store.Open(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	blobURL := "file://" + filepath.ToSlash(t.TempDir()) + "?create_dir=true&no_tmp_dir=true"
-	bucket, err := blobstore.Open(ctx, blobURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bucket.Close() })
 	var apiMetrics, workerMetrics *metrics.Metrics
 	if opts.Metrics {
 		apiMetrics, workerMetrics = metrics.New(), metrics.New()
-		t.Cleanup(apiMetrics.Close)
 		t.Cleanup(workerMetrics.Close)
 	}
-	c := dial(t, devServer, apiMetrics, opts.Tracer)
 	eng := opts.Engine
 	if eng == nil {
 		eng = &testengine.Engine{}
@@ -274,24 +257,44 @@ func Start(t testing.TB, opts Options) *Env {
 	if os.Getenv("VTS_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	queue := "test-" + uuid.NewString()
-	set := engines.Static(eng)
-	bo := billing.Options{}
-	if opts.Billing != nil {
-		bo = *opts.Billing
-	}
-	bo.Store, bo.Logger = st, log
-	bill, err := billing.New(bo)
-	if err != nil {
-		t.Fatal(err)
-	}
 	parallelism := opts.Parallelism
 	if parallelism <= 0 {
 		parallelism = 2
 	}
-	jobs := lifecycle.New(lifecycle.Config{Store: st, Temporal: c, Bucket: bucket, Languages: set, TaskQueue: queue,
-		Parallelism: parallelism, Log: log})
-	srv := &api.Server{Store: st, Jobs: jobs, Bucket: bucket, Billing: bill, Identity: opts.Identity, Log: log}
+	// The service as a deployment configures it, but for the parts a test provides: its own
+	// database, bucket, task queue and engine, and the API's default rate limits.
+	limits := api.DefaultLimits()
+	cfg := config.Config{DatabaseURL: dbURL, BlobURL: blobURL, TemporalAddress: devServer,
+		TaskQueue: "test-" + uuid.NewString(), PageParallel: parallelism, WorkerPollers: 8, StopGrace: opts.StopGrace,
+		RateAddressRPS: limits.AddressRate, RateAddressBurst: limits.AddressBurst, RateUserRPS: limits.UserRate,
+		RateUserBurst: limits.UserBurst, StreamsPerAddr: limits.StreamsPerAddress}
+	tracer := opts.Tracer
+	if tracer == nil {
+		tracer = noop.NewTracerProvider()
+	}
+	stack, err := service.Open(ctx, cfg, log, service.Options{Engines: engines.Static(eng), Metrics: apiMetrics, Tracer: tracer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stack.Close)
+	if err := stack.Store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bo := billing.Options{}
+	if opts.Billing != nil {
+		bo = *opts.Billing
+	}
+	bo.Store, bo.Logger = stack.Store, log
+	bill, err := billing.New(bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := stack.Lifecycle()
+	srv, err := stack.APIServer(jobs, bill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Identity = opts.Identity
 	if opts.Configure != nil {
 		opts.Configure(srv)
 	}
@@ -308,9 +311,9 @@ func Start(t testing.TB, opts Options) *Env {
 		hs.Close()
 		jobs.Close()
 	})
-	env := &Env{T: t, URL: hs.URL, Store: st, Bucket: bucket, Temporal: c, Server: srv, Jobs: jobs, Engine: eng, Queue: queue,
-		DatabaseURL: dbURL, BlobURL: blobURL, TemporalAddress: devServer,
-		log: log, tracer: opts.Tracer, stopGrace: opts.StopGrace, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
+	env := &Env{T: t, URL: hs.URL, Store: stack.Store, Bucket: stack.Bucket, Temporal: stack.Temporal, Server: srv, Jobs: jobs,
+		Engine: eng, Queue: cfg.TaskQueue, DatabaseURL: dbURL, BlobURL: blobURL, TemporalAddress: devServer,
+		stack: stack, APIMetrics: apiMetrics, WorkerMetrics: workerMetrics}
 	if opts.Metrics {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
@@ -336,50 +339,16 @@ func Start(t testing.TB, opts Options) *Env {
 // connection to Temporal of its own, as a separate process has.
 func (e *Env) StartWorker(eng engine.Engine) {
 	e.T.Helper()
-	c, err := dialClient(devServer, e.WorkerMetrics, e.tracer)
+	c, err := e.stack.DialTemporal(context.Background(), e.WorkerMetrics)
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	set := engines.Static(eng)
-	w := worker.New(c, &activities.Activities{Store: e.Store, Bucket: e.Bucket, Log: e.log, Temporal: c,
-		Engines: worker.MeteredEngines(set, set.Name, e.WorkerMetrics, e.tracer)},
-		worker.Options{TaskQueue: e.Queue, MaxActivities: 8, Metrics: e.WorkerMetrics, EngineName: set.Name,
-			StopGrace: e.stopGrace})
+	w := e.stack.WorkerOn(c, engines.Static(eng), e.WorkerMetrics)
 	if err := w.Start(); err != nil {
 		c.Close()
 		e.T.Fatal(err)
 	}
 	e.worker, e.workerClient = w, c
-}
-
-// dial connects a Temporal client to the dev server for the test, closed at cleanup.
-func dial(t testing.TB, addr string, m *metrics.Metrics, tp trace.TracerProvider) client.Client {
-	t.Helper()
-	c, err := dialClient(addr, m, tp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
-
-// dialClient connects a Temporal client to the dev server, reporting the SDK's metrics into m
-// and tracing through tp when they are set.
-func dialClient(addr string, m *metrics.Metrics, tp trace.TracerProvider) (client.Client, error) {
-	handler, err := m.Temporal()
-	if err != nil {
-		return nil, err
-	}
-	var interceptors []interceptor.ClientInterceptor
-	if tp != nil {
-		i, err := tracing.Temporal(tp)
-		if err != nil {
-			return nil, err
-		}
-		interceptors = append(interceptors, i)
-	}
-	return client.Dial(client.Options{HostPort: addr, MetricsHandler: handler, Interceptors: interceptors,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // StopWorker stops the running worker, as a graceful shutdown or a deploy would.

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -105,7 +105,7 @@ func TestTemporalTLSSettingsRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.cfg.TemporalAddress, c.cfg.TemporalNamespace = "127.0.0.1:1", "default"
-			_, err := dialTemporal(context.Background(), c.cfg, quiet(), client.MetricsNopHandler)
+			_, err := DialTemporal(context.Background(), c.cfg, quiet(), client.MetricsNopHandler)
 			if err == nil {
 				t.Fatal("dialled")
 			}
@@ -136,7 +136,7 @@ func TestTemporalTLSWrongAuthorityFailsAtStart(t *testing.T) {
 	const apiKey = "vts-test-secret-api-key"
 	cfg := config.Config{TemporalAddress: srv.Listener.Addr().String(), TemporalNamespace: "vts-prod",
 		TemporalTLSCA: write(t, "ca.pem", otherCA.pem), TemporalAPIKey: apiKey}
-	_, err = dialTemporal(context.Background(), cfg, quiet(), client.MetricsNopHandler)
+	_, err = DialTemporal(context.Background(), cfg, quiet(), client.MetricsNopHandler)
 	if err == nil {
 		t.Fatal("dialled a server whose certificate the configured CA did not sign")
 	}
@@ -154,7 +154,7 @@ func TestTemporalTLSWrongAuthorityFailsAtStart(t *testing.T) {
 
 	// The right authority gets past TLS: what fails then is that this is no Temporal server.
 	cfg.TemporalTLSCA = write(t, "ca.pem", serverCA.pem)
-	_, err = dialTemporal(context.Background(), cfg, quiet(), client.MetricsNopHandler)
+	_, err = DialTemporal(context.Background(), cfg, quiet(), client.MetricsNopHandler)
 	if err == nil || strings.Contains(err.Error(), "unknown authority") {
 		t.Errorf("with the server's CA: %v", err)
 	}

@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 	"github.com/vtsproject/vts/internal/config"
 )
 
-// temporalOptions builds the Temporal client's options from the configuration: address,
+// TemporalOptions builds the Temporal client's options from the configuration: address,
 // namespace, and for a secured cluster TLS (with a client certificate for mTLS, a private CA, a
 // server name) and API-key credentials. Every file is read here, so that a wrong path or a
 // certificate without its key fails at start-up naming the variable.
-func temporalOptions(cfg config.Config) (client.Options, error) {
+func TemporalOptions(cfg config.Config) (client.Options, error) {
 	opts := client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace}
 	if (cfg.TemporalTLSCert == "") != (cfg.TemporalTLSKey == "") {
 		return opts, errors.New("Temporal TLS: TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together; set both or neither")
@@ -58,11 +58,11 @@ func temporalOptions(cfg config.Config) (client.Options, error) {
 	return opts, nil
 }
 
-// dialTemporal connects to Temporal and checks that it answers, so that a misconfigured address,
+// DialTemporal connects to Temporal and checks that it answers, so that a misconfigured address,
 // TLS setup or credential stops the process at start-up with the reason.
-func dialTemporal(ctx context.Context, cfg config.Config, log *slog.Logger, metrics client.MetricsHandler,
+func DialTemporal(ctx context.Context, cfg config.Config, log *slog.Logger, metrics client.MetricsHandler,
 	interceptors ...interceptor.ClientInterceptor) (client.Client, error) {
-	opts, err := temporalOptions(cfg)
+	opts, err := TemporalOptions(cfg)
 	if err != nil {
 		return nil, err
 	}

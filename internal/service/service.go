@@ -1,4 +1,4 @@
-package main
+package service
 
 import (
 	"context"
@@ -31,9 +31,11 @@ import (
 	"github.com/vtsproject/vts/worker"
 )
 
-// stack is the running service assembled from its configuration: the database, the bucket, the
-// Temporal client and the engines, from which the API server and the worker are built.
-type stack struct {
+// Stack is the running service assembled from its configuration: the database, the bucket, the
+// Temporal client and the engines, from which the job lifecycle, the API server and the worker are
+// built. `vts api`, `vts worker`, `vts dev` and the API test kit all build theirs with Open, so
+// that what a test runs is wired as a deployment is.
+type Stack struct {
 	Config   config.Config
 	Log      *slog.Logger
 	Store    *store.Store
@@ -48,46 +50,68 @@ type stack struct {
 	limitsPool  *pgxpool.Pool
 }
 
-// openStack connects to everything cfg names and builds the engines: the worker runs them and the
+// Options replace parts Open would otherwise build from the configuration.
+type Options struct {
+	// Engines, when set, are used instead of those the configuration names (tests run a test engine).
+	Engines *engines.Set
+	// Metrics, when set, is the registry to count into instead of a new one.
+	Metrics *metrics.Metrics
+	// Tracer, when set, is used instead of the tracing the environment configures.
+	Tracer trace.TracerProvider
+}
+
+// Open connects to everything cfg names and builds the engines: the worker runs them and the
 // API checks languages with them.
-func openStack(ctx context.Context, cfg config.Config, log *slog.Logger) (*stack, error) {
-	s := &stack{Config: cfg, Log: log, Metrics: metrics.New()}
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Stack, error) {
+	s := &Stack{Config: cfg, Log: log, Metrics: opts.Metrics, Engines: opts.Engines, Tracer: opts.Tracer}
+	if s.Metrics == nil {
+		s.Metrics = metrics.New()
+	}
 	var err error
-	if s.Store, err = openStore(ctx, cfg); err != nil {
+	if s.Store, err = OpenStore(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if s.Bucket, err = blobstore.Open(ctx, cfg.BlobURL); err != nil {
 		s.Close()
 		return nil, err
 	}
-	if s.Engines, err = engines.New(ctx, cfg, log); err != nil {
-		s.Close()
-		return nil, err
+	if s.Engines == nil {
+		if s.Engines, err = engines.New(ctx, cfg, log); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
-	temporalMetrics, err := s.Metrics.Temporal()
-	if err != nil {
-		s.Close()
-		return nil, err
+	if s.Tracer == nil {
+		if s.Tracer, s.stopTracing, err = tracing.Setup(ctx, "vts"); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
-	if s.Tracer, s.stopTracing, err = tracing.Setup(ctx, "vts"); err != nil {
-		s.Close()
-		return nil, err
-	}
-	temporalTracing, err := tracing.Temporal(s.Tracer)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	if s.Temporal, err = dialTemporal(ctx, cfg, log, temporalMetrics, temporalTracing); err != nil {
+	if s.Temporal, err = s.DialTemporal(ctx, s.Metrics); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// openStore opens only the database: migrations and operator commands need nothing else, and
+// DialTemporal connects another Temporal client as the stack's own was, its SDK metrics counted
+// in m: a worker run beside the API in one process (tests) has a connection of its own, as a
+// separate process has.
+func (s *Stack) DialTemporal(ctx context.Context, m *metrics.Metrics) (client.Client, error) {
+	temporalMetrics, err := m.Temporal()
+	if err != nil {
+		return nil, err
+	}
+	temporalTracing, err := tracing.Temporal(s.Tracer)
+	if err != nil {
+		return nil, err
+	}
+	return DialTemporal(ctx, s.Config, s.Log, temporalMetrics, temporalTracing)
+}
+
+// OpenStore opens only the database: migrations and operator commands need nothing else, and
 // must work before Temporal is up (docker-compose runs migrate first).
-func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
+func OpenStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is not set (for example postgres://postgres@127.0.0.1:5432/vts?sslmode=disable)")
 	}
@@ -95,7 +119,7 @@ func openStore(ctx context.Context, cfg config.Config) (*store.Store, error) {
 }
 
 // Close releases everything Open acquired.
-func (s *stack) Close() {
+func (s *Stack) Close() {
 	if s.Temporal != nil {
 		s.Temporal.Close()
 	}
@@ -116,8 +140,8 @@ func (s *stack) Close() {
 	}
 }
 
-// serveMetrics serves /metrics for role ("api" or "worker") until ctx ends, unless turned off.
-func (s *stack) serveMetrics(ctx context.Context, role string) error {
+// ServeMetrics serves /metrics for role ("api" or "worker") until ctx ends, unless turned off.
+func (s *Stack) ServeMetrics(ctx context.Context, role string) error {
 	addr := s.Config.MetricsListen(role)
 	if addr == "" {
 		return nil
@@ -126,35 +150,58 @@ func (s *stack) serveMetrics(ctx context.Context, role string) error {
 	return err
 }
 
-// newWorker builds the Temporal worker, its activities holding their dependencies.
-func (s *stack) newWorker() sdkworker.Worker {
-	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Log: s.Log, Temporal: s.Temporal,
-		Engines: worker.MeteredEngines(s.Engines, s.Engines.Name, s.Metrics, s.Tracer)}
-	return worker.New(s.Temporal, acts, worker.Options{
+// Worker builds the Temporal worker, its activities holding their dependencies.
+func (s *Stack) Worker() sdkworker.Worker {
+	return s.WorkerOn(s.Temporal, s.Engines, s.Metrics)
+}
+
+// WorkerOn builds a worker on client c running the engines set, counted in m: a test runs one
+// beside the API on a connection of its own, and swaps its engines.
+func (s *Stack) WorkerOn(c client.Client, set *engines.Set, m *metrics.Metrics) sdkworker.Worker {
+	acts := &activities.Activities{Store: s.Store, Bucket: s.Bucket, Log: s.Log, Temporal: c,
+		Engines: worker.MeteredEngines(set, set.Name, m, s.Tracer)}
+	return worker.New(c, acts, worker.Options{
 		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
-		Metrics: s.Metrics, EngineName: s.Engines.Name, StopGrace: s.Config.StopGrace,
+		Metrics: m, EngineName: set.Name, StopGrace: s.Config.StopGrace,
 	})
 }
 
-// scheduleReconcile makes sure the reconciler's Temporal Schedule exists with the configured
+// StartWorker starts the worker and makes sure the reconciler's schedule exists, as every
+// process that translates does; Stop the worker when done.
+func (s *Stack) StartWorker(ctx context.Context) (sdkworker.Worker, error) {
+	w := s.Worker()
+	if err := w.Start(); err != nil {
+		return nil, fmt.Errorf("starting worker: %w", err)
+	}
+	if err := s.ScheduleReconcile(ctx); err != nil {
+		w.Stop()
+		return nil, err
+	}
+	return w, nil
+}
+
+// ScheduleReconcile makes sure the reconciler's Temporal Schedule exists with the configured
 // interval; a worker does it at startup, so that the schedule runs where its workflow does.
-func (s *stack) scheduleReconcile(ctx context.Context) error {
-	l := s.newLifecycle()
+func (s *Stack) ScheduleReconcile(ctx context.Context) error {
+	l := s.Lifecycle()
 	defer l.Close()
 	return l.ScheduleReconcile(ctx, s.Config.ReconcileEvery, s.Config.ReconcileGrace)
 }
 
-// newLifecycle builds the job lifecycle the API drives; Close it when the API stops.
-func (s *stack) newLifecycle() *lifecycle.Lifecycle {
+// Lifecycle builds the job lifecycle the API drives; Close it when the API stops.
+func (s *Stack) Lifecycle() *lifecycle.Lifecycle {
 	return lifecycle.New(lifecycle.Config{Store: s.Store, Temporal: s.Temporal, Bucket: s.Bucket, Languages: s.Engines,
 		TaskQueue: s.Config.TaskQueue, Parallelism: s.Config.PageParallel, Log: s.Log})
 }
 
-// newAPIServer builds the API on jobs.
-func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
-	bill, err := billing.FromConfig(s.Store, s.Config, s.Log)
-	if err != nil {
-		return nil, err
+// APIServer builds the API on jobs: its billing (unless bill is given), rate limits and
+// identity provider from the configuration.
+func (s *Stack) APIServer(jobs *lifecycle.Lifecycle, bill *billing.Service) (*api.Server, error) {
+	if bill == nil {
+		var err error
+		if bill, err = billing.FromConfig(s.Store, s.Config, s.Log); err != nil {
+			return nil, err
+		}
 	}
 	limits, err := rateLimits(s.Config)
 	if err != nil {
@@ -181,7 +228,7 @@ func (s *stack) newAPIServer(jobs *lifecycle.Lifecycle) (*api.Server, error) {
 
 // shareLimits keeps the rate limits' buckets in PostgreSQL (VTS_RATE_BACKEND=postgres), on a
 // pool of their own so that a flood of limited requests never starves the API's queries.
-func (s *stack) shareLimits(ctx context.Context, l *api.Limits) error {
+func (s *Stack) shareLimits(ctx context.Context, l *api.Limits) error {
 	if s.Config.RateBackend != "postgres" || (l.AddressRate <= 0 && l.UserRate <= 0) {
 		return nil
 	}
