@@ -189,7 +189,8 @@ func outputName(r *http.Request) (string, bool) {
 	return name, true
 }
 
-// download is GET /api/download/{jobId}: the ZIP of all translated pages.
+// download is GET /api/download/{jobId}: the ZIP of all translated pages, or with ?format=cbz
+// the chapter as a comic book archive.
 func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 	j, err := s.finishedJob(r)
 	if err != nil {
@@ -203,6 +204,15 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		return
 	case j.Status != job.Completed || j.ZipKey == "":
 		writeError(w, r, s.Log, newError(http.StatusConflict, "job_failed", "the job failed; no page was translated"))
+		return
+	}
+	switch r.URL.Query().Get("format") {
+	case "", "zip":
+	case "cbz":
+		s.serveCBZ(w, r, j)
+		return
+	default:
+		writeError(w, r, s.Log, newError(http.StatusBadRequest, "invalid_format", "format must be zip or cbz"))
 		return
 	}
 	s.serveBlob(w, r, j.ZipKey, "translated-"+j.ID+".zip", "attachment",
