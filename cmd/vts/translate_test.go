@@ -91,3 +91,44 @@ func TestTranslateCommandShowsAPIErrors(t *testing.T) {
 		t.Fatalf("a malformed glossary: err = %v", err)
 	}
 }
+
+// `vts translate chapter.cbz -o chapter.en.cbz` sends the chapter and saves a CBZ: the pages in
+// reading order and a ComicInfo.xml, without the ZIP's transcripts and cleaned pages.
+func TestTranslateCommandCBZ(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{}})
+	dir := t.TempDir()
+	chapter := filepath.Join(dir, "chapter.cbz")
+	f, err := os.Create(chapter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for i, name := range []string{"p10.png", "p2.png", "ComicInfo.xml"} {
+		w, _ := zw.Create(name)
+		if name == "ComicInfo.xml" {
+			_, _ = w.Write([]byte("<ComicInfo/>"))
+			continue
+		}
+		_, _ = w.Write(apitest.PNG(t, 30, 20, byte(i)))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	out := filepath.Join(dir, "chapter.en.cbz")
+	if err := runTranslate(context.Background(), []string{"-server", env.URL, "-user", "cli-cbz", "-to", "es", "-mode", "fast", "-o", out, chapter}); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.OpenReader(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	if want := "001-p2.png,002-p10.png,ComicInfo.xml"; strings.Join(names, ",") != want {
+		t.Fatalf("cbz holds %v, want %s", names, want)
+	}
+}
