@@ -90,6 +90,11 @@ func seedFuzzCorpora(files map[string][]byte) {
 		"animated.webp", "cmyk.jpg", "exif-rotated.jpg", "png16.png", "svg.png"} {
 		seed("internal/imageio/testdata/fuzz/FuzzInspect", name, []byte(files[name]))
 	}
+	for name, data := range files {
+		if strings.HasSuffix(name, ".cbz") && name != "zip-too-many.cbz" && name != "zip-bomb.cbz" && name != "zip-bomb-lying.cbz" {
+			seed("internal/archive/testdata/fuzz/FuzzOpen", name, data)
+		}
+	}
 	for i, s := range []string{"../../etc/passwd", "/abs/page.png", "a\x00b.png", strings.Repeat("x", 1000) + ".png",
 		"evil\u202egnp.exe", "ページ 1.png", "bad\xff\xfeutf8.png", "CON.png", " . ", "a/b\\c..png", "\u200f\u0627.png"} {
 		writeSeed("internal/filename/testdata/fuzz/FuzzSanitize", fmt.Sprintf("seed-%02d", i), "string("+strconv.Quote(s)+")")
