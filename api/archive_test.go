@@ -136,22 +136,9 @@ func TestHostileArchivesRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.corpus, func(t *testing.T) {
 			// A good page first: it is stored, and must go with the refusal.
-			r := env.Upload([][2]string{{"userId", user}}, apitest.File{Name: "ok.png", Data: page},
-				apitest.File{Name: c.corpus, Data: hostile(t, c.corpus)})
-			if r.Status != c.status || r.ErrorCode() != c.code {
-				t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, c.status, c.code)
-			}
-			checkErrorShape(t, r)
-			if n := env.Blobs(""); n != 0 {
-				t.Fatalf("%d blobs orphaned", n)
-			}
+			checkRefused(t, env, env.Upload([][2]string{{"userId", user}}, apitest.File{Name: "ok.png", Data: page},
+				apitest.File{Name: c.corpus, Data: hostile(t, c.corpus)}), c.status, c.code)
 		})
 	}
-	if al, pu := env.Balance(user); al != 1000 || pu != 0 {
-		t.Errorf("refused archives moved credits: %d/%d", al, pu)
-	}
-	var jobs int
-	if err := env.Store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM jobs`).Scan(&jobs); err != nil || jobs != 0 {
-		t.Errorf("%d job records from refused archives (%v)", jobs, err)
-	}
+	checkNothingMoved(t, env, user, 1000)
 }

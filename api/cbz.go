@@ -53,15 +53,9 @@ func (s *Server) serveCBZ(w http.ResponseWriter, r *http.Request, j *store.Job) 
 	h := w.Header()
 	h.Set("Content-Type", "application/vnd.comicbook+zip")
 	h.Set("Content-Disposition", mimeDisposition("attachment", "translated-"+j.ID+".cbz"))
-	h.Set("Cache-Control", "private, max-age=3600")
-	h.Set("X-Content-Type-Options", "nosniff")
-	idle := s.WriteIdle
-	if idle <= 0 {
-		idle = defaultWriteIdle
-	}
-	rc := http.NewResponseController(w)
-	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
-	zw := zip.NewWriter(&deadlineWriter{ResponseWriter: w, rc: rc, idle: idle})
+	dw, done := s.downloadWriter(w)
+	defer done()
+	zw := zip.NewWriter(dw)
 	for i, res := range j.Results {
 		var src io.ReadCloser = first
 		if i > 0 {

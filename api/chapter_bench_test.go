@@ -5,12 +5,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -18,10 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/blobstore"
-	"github.com/vtsproject/vts/internal/engine/engines"
-	"github.com/vtsproject/vts/internal/engine/testengine"
-	"github.com/vtsproject/vts/internal/lifecycle"
-	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // BenchmarkChapterIntake sends a 200-page chapter through the real intake twice per iteration:
@@ -30,20 +23,7 @@ import (
 // It reports both rates over the pages' bytes, their ratio, and the bytes each allocates.
 func BenchmarkChapterIntake(b *testing.B) {
 	ctx := context.Background()
-	bucket, err := blobstore.Open(ctx, "file://"+filepath.ToSlash(b.TempDir())+"?create_dir=true&no_tmp_dir=true")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bucket.Close()
-	st := pgtest.NewStore(b)
-	if _, err := st.SetPlan(ctx, "bench", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		b.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	jobs := lifecycle.New(lifecycle.Config{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Log: log})
-	defer jobs.Close()
-	s := &Server{Store: st, Jobs: jobs, Bucket: bucket, Identity: &Auth{Store: st}, Log: log}
-
+	s, bucket := benchServer(b)
 	page := noisePNG(b, 600, 600) // about 1.4 MB: a 200-page chapter of about 280 MB
 	const pages = 200
 	var cbz bytes.Buffer
