@@ -35,7 +35,7 @@ func TestChapterUploadAndCBZDownload(t *testing.T) {
 	}
 	var a accepted
 	r.JSON(t, &a)
-	need, _ := plans.Cost(5, "fast", plans.DefaultResolution)
+	need, _ := plans.Cost(5, string(job.Fast), string(job.DefaultResolution))
 	if a.CreditsNeeded != need {
 		t.Errorf("creditsNeeded = %d, want %d (five pages)", a.CreditsNeeded, need)
 	}
