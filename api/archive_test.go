@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
 	"image"
 	"io"
 	"net/http"
@@ -141,4 +142,27 @@ func TestHostileArchivesRefused(t *testing.T) {
 		})
 	}
 	checkNothingMoved(t, env, user, 1000)
+}
+
+// A chapter is charged by its pages: 30 pages are more than a Free user's 10 credits cover, and
+// the upload is refused before any page of it is stored.
+func TestChapterChargedByPages(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{})
+	const user = "free-reader"
+	if _, err := env.Store.EnsureUser(context.Background(), user); err != nil {
+		t.Fatal(err)
+	}
+	page := hostile(t, "page.png")
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := range 30 {
+		w, _ := zw.Create(fmt.Sprintf("p%d.png", i+1))
+		_, _ = w.Write(page)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkRefused(t, env, env.Upload([][2]string{{"userId", user}, {"mode", "fast"}}, apitest.File{Name: "ch.cbz", Data: buf.Bytes()}),
+		http.StatusPaymentRequired, "insufficient_credits")
+	checkNothingMoved(t, env, user, 10)
 }
