@@ -142,17 +142,28 @@ func TestHostileUploadsRefused(t *testing.T) {
 			if c.contentType != "" {
 				h.Set("Content-Type", c.contentType)
 			}
-			r := env.Do("POST", "/api/translate", strings.NewReader(c.body), h)
-			if r.Status != c.status || r.ErrorCode() != c.code {
-				t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, c.status, c.code)
-			}
-			checkErrorShape(t, r)
-			if n := env.Blobs(""); n != 0 {
-				t.Fatalf("%d blobs orphaned", n)
-			}
+			checkRefused(t, env, env.Do("POST", "/api/translate", strings.NewReader(c.body), h), c.status, c.code)
 		})
 	}
-	if al, pu := env.Balance(user); al != 10 || pu != 0 {
+	checkNothingMoved(t, env, user, 10)
+}
+
+// checkRefused asserts a refusal with its status and code, in the error shape, leaving no blob.
+func checkRefused(t *testing.T, env *apitest.Env, r *apitest.Response, status int, code string) {
+	t.Helper()
+	if r.Status != status || r.ErrorCode() != code {
+		t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, status, code)
+	}
+	checkErrorShape(t, r)
+	if n := env.Blobs(""); n != 0 {
+		t.Fatalf("%d blobs orphaned", n)
+	}
+}
+
+// checkNothingMoved asserts that refused uploads left the user's credits as they were and no job.
+func checkNothingMoved(t *testing.T, env *apitest.Env, user string, allowance int64) {
+	t.Helper()
+	if al, pu := env.Balance(user); al != allowance || pu != 0 {
 		t.Errorf("refused uploads moved credits: %d/%d", al, pu)
 	}
 	var jobs int

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/engine/engines"
@@ -32,19 +33,7 @@ import (
 // not held in memory.
 func BenchmarkIntake(b *testing.B) {
 	ctx := context.Background()
-	bucket, err := blobstore.Open(ctx, "file://"+filepath.ToSlash(b.TempDir())+"?create_dir=true&no_tmp_dir=true")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer bucket.Close()
-	st := pgtest.NewStore(b)
-	if _, err := st.SetPlan(ctx, "bench", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		b.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	jobs := lifecycle.New(lifecycle.Config{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Log: log})
-	defer jobs.Close()
-	s := &Server{Store: st, Jobs: jobs, Bucket: bucket, Identity: &Auth{Store: st}, Log: log}
+	s, bucket := benchServer(b)
 	page := noisePNG(b, 2400, 2400) // about 23 MB, near the Standard plan's limit
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -114,6 +103,25 @@ func BenchmarkIntake(b *testing.B) {
 	b.ReportMetric(mb/parsed.Seconds(), "multipart-copy-MB/s")
 	b.ReportMetric(intake.Seconds()/raw.Seconds(), "ratio-to-raw")
 	b.ReportMetric(intake.Seconds()/parsed.Seconds(), "ratio-to-multipart")
+}
+
+// benchServer is the upload intake on a file:// bucket and the real store and lifecycle, with the
+// user "bench" on the Pro plan.
+func benchServer(b *testing.B) (*Server, *blob.Bucket) {
+	ctx := context.Background()
+	bucket, err := blobstore.Open(ctx, "file://"+filepath.ToSlash(b.TempDir())+"?create_dir=true&no_tmp_dir=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = bucket.Close() })
+	st := pgtest.NewStore(b)
+	if _, err := st.SetPlan(ctx, "bench", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	jobs := lifecycle.New(lifecycle.Config{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Log: log})
+	b.Cleanup(jobs.Close)
+	return &Server{Store: st, Jobs: jobs, Bucket: bucket, Identity: &Auth{Store: st}, Log: log}, bucket
 }
 
 func noisePNG(tb testing.TB, w, h int) []byte {

@@ -189,7 +189,8 @@ func outputName(r *http.Request) (string, bool) {
 	return name, true
 }
 
-// download is GET /api/download/{jobId}: the ZIP of all translated pages.
+// download is GET /api/download/{jobId}: the ZIP of all translated pages, or with ?format=cbz
+// the chapter as a comic book archive.
 func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 	j, err := s.finishedJob(r)
 	if err != nil {
@@ -203,6 +204,15 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		return
 	case j.Status != job.Completed || j.ZipKey == "":
 		writeError(w, r, s.Log, newError(http.StatusConflict, "job_failed", "the job failed; no page was translated"))
+		return
+	}
+	switch r.URL.Query().Get("format") {
+	case "", "zip":
+	case "cbz":
+		s.serveCBZ(w, r, j)
+		return
+	default:
+		writeError(w, r, s.Log, newError(http.StatusBadRequest, "invalid_format", "format must be zip or cbz"))
 		return
 	}
 	s.serveBlob(w, r, j.ZipKey, "translated-"+j.ID+".zip", "attachment",
@@ -225,16 +235,23 @@ func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request, key, name, di
 	h.Set("Content-Type", rd.ContentType())
 	h.Set("Content-Disposition", mimeDisposition(disposition, name))
 	h.Set("ETag", strconv.Quote(fmt.Sprintf("%x-%x", rd.Size(), rd.ModTime().UnixNano())))
-	h.Set("Cache-Control", "private, max-age=3600")
-	h.Set("X-Content-Type-Options", "nosniff")
+	dw, done := s.downloadWriter(w)
+	defer done()
+	http.ServeContent(dw, r, path.Base(name), rd.ModTime(), rd)
+}
+
+// downloadWriter is w for a file or archive download: private caching, no sniffing, and each
+// write bounded by the idle limit. done clears the connection's write deadline, which must not
+// outlive this response on a kept-alive connection.
+func (s *Server) downloadWriter(w http.ResponseWriter) (dw *deadlineWriter, done func()) {
+	w.Header().Set("Cache-Control", "private, max-age=3600")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	idle := s.WriteIdle
 	if idle <= 0 {
 		idle = defaultWriteIdle
 	}
 	rc := http.NewResponseController(w)
-	// The deadline is the connection's: it must not outlive this response on a kept-alive one.
-	defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
-	http.ServeContent(&deadlineWriter{ResponseWriter: w, rc: rc, idle: idle}, r, path.Base(name), rd.ModTime(), rd)
+	return &deadlineWriter{ResponseWriter: w, rc: rc, idle: idle}, func() { _ = rc.SetWriteDeadline(time.Time{}) }
 }
 
 // defaultWriteIdle is how long one write of a file or ZIP may wait for a client that does not

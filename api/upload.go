@@ -151,16 +151,18 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 			if err := f.affords(len(f.Pages)+1, seen); err != nil {
 				return nil, err // before this page is read
 			}
-			page, size, err := s.storePage(r.Context(), part, jobID, len(f.Pages), limit, &names)
+			pages, sizes, err := s.storePart(r.Context(), part, f, seen, limit, &names)
 			if err != nil {
 				return nil, err
 			}
-			f.Pages = append(f.Pages, page)
-			f.largest = max(f.largest, size)
-			if f.UserID == "" {
-				if anonymous += size; anonymous > maxBytesBeforeUser {
-					return nil, newError(http.StatusRequestEntityTooLarge, "user_id_first",
-						fmt.Sprintf("send the userId field before the images when they exceed %d MB in all", maxBytesBeforeUser/plans.MB))
+			f.Pages = append(f.Pages, pages...)
+			for _, size := range sizes {
+				f.largest = max(f.largest, size)
+				if f.UserID == "" {
+					if anonymous += size; anonymous > maxBytesBeforeUser {
+						return nil, newError(http.StatusRequestEntityTooLarge, "user_id_first",
+							fmt.Sprintf("send the userId field before the images when they exceed %d MB in all", maxBytesBeforeUser/plans.MB))
+					}
 				}
 			}
 			continue
@@ -338,19 +340,10 @@ func readField(part *multipart.Part) (string, error) {
 	return string(b), nil
 }
 
-// storePage streams one file part into blob storage after checking by its first bytes that it is
-// a PNG, JPEG or WebP of at most 40 megapixels; the size limit holds while streaming, and a
-// truncated file is caught by its ending.
-func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID string, idx int, limit int64, names *filename.Deduper) (job.Page, int64, error) {
-	source := filename.Sanitize(part.FileName(), fmt.Sprintf("page-%03d", idx+1))
-	br := bufio.NewReaderSize(part, sniffBytes)
-	head, err := br.Peek(sniffBytes)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return job.Page{}, 0, bodyError(err)
-	}
-	if len(head) == 0 {
-		return job.Page{}, 0, newError(http.StatusBadRequest, "empty_file", fmt.Sprintf("%s is empty", source))
-	}
+// storeImage streams one page into blob storage after checking by its first bytes (head, which
+// br still holds) that it is a PNG, JPEG or WebP of at most 40 megapixels; the size limit holds
+// while streaming, and a truncated file is caught by its ending.
+func (s *Server) storeImage(ctx context.Context, br *bufio.Reader, head []byte, source, jobID string, idx int, limit int64, names *filename.Deduper) (job.Page, int64, error) {
 	info, err := imageio.Inspect(bytes.NewReader(head))
 	if err != nil {
 		return job.Page{}, 0, imageError(source, err)
@@ -374,7 +367,7 @@ func (s *Server) storePage(ctx context.Context, part *multipart.Part, jobID stri
 			return job.Page{}, 0, newError(http.StatusRequestEntityTooLarge, "file_too_large",
 				fmt.Sprintf("%s is larger than %d MB", source, limit/plans.MB))
 		}
-		return job.Page{}, 0, bodyError(err)
+		return job.Page{}, 0, readError(err)
 	}
 	if err := bw.Close(); err != nil {
 		return job.Page{}, 0, fmt.Errorf("writing %s: %w", key, err)

@@ -9,6 +9,7 @@ targets=(
 	"./internal/filename FuzzSanitize"
 	"./internal/imageio FuzzInspect"
 	"./api FuzzUpload"
+	"./internal/archive FuzzOpen"
 )
 for t in "${targets[@]}"; do
 	read -r pkg name <<<"$t"

@@ -29,7 +29,7 @@ Usage:
   vts worker              run the Temporal worker that translates pages
   vts migrate             apply database migrations
   vts admin <command>     grant credits, set a plan, show a user (vts admin -h)
-  vts translate [flags] FILE...   upload pages, follow progress, download the ZIP
+  vts translate [flags] FILE...   upload pages or CBZ/ZIP chapters, follow progress, download the ZIP (or a CBZ: -o x.cbz)
   vts healthcheck URL     exit 0 when URL answers 200 (container health checks)
 
 Configuration is read from the environment; see the README.

@@ -28,7 +28,7 @@ func runTranslate(ctx context.Context, args []string) error {
 	res := fs.String("resolution", "original", "original, 1K, 2K or 4K")
 	prompt := fs.String("prompt", "", "custom translation instructions")
 	glossaryFile := fs.String("glossary", "", "a file of fixed translations, one source=target per line (# starts a comment)")
-	out := fs.String("o", "", "where to save the ZIP (default translated-<jobId>.zip)")
+	out := fs.String("o", "", "where to save the ZIP (default translated-<jobId>.zip); a name ending in .cbz saves the chapter as a CBZ comic")
 	token := fs.String("token", os.Getenv("VTS_API_KEY"), "API key or ID token (sent as a bearer token)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -79,7 +79,11 @@ func runTranslate(ctx context.Context, args []string) error {
 	if *out == "" {
 		*out = "translated-" + accepted.JobID + ".zip"
 	}
-	dl, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/download/"+accepted.JobID, nil)
+	download := base + "/api/download/" + accepted.JobID
+	if strings.EqualFold(filepath.Ext(*out), ".cbz") {
+		download += "?format=cbz"
+	}
+	dl, _ := http.NewRequestWithContext(ctx, http.MethodGet, download, nil)
 	resp, err = http.DefaultClient.Do(dl)
 	if err != nil {
 		return fmt.Errorf("downloading: %w", err)

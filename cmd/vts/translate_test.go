@@ -45,15 +45,7 @@ func TestTranslateCommand(t *testing.T) {
 	if err := runTranslate(context.Background(), args); err != nil {
 		t.Fatal(err)
 	}
-	zr, err := zip.OpenReader(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	var names []string
-	for _, f := range zr.File {
-		names = append(names, f.Name)
-	}
+	names := zipNames(t, out)
 	if want := "one.png,two.png,transcripts/one.png.json,transcripts/two.png.json,cleaned/one.png,cleaned/two.png"; strings.Join(names, ",") != want {
 		t.Fatalf("zip holds %v, want %s", names, want)
 	}
@@ -90,4 +82,51 @@ func TestTranslateCommandShowsAPIErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "invalid_glossary") || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("a malformed glossary: err = %v", err)
 	}
+}
+
+// `vts translate chapter.cbz -o chapter.en.cbz` sends the chapter and saves a CBZ: the pages in
+// reading order and a ComicInfo.xml, without the ZIP's transcripts and cleaned pages.
+func TestTranslateCommandCBZ(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{}})
+	dir := t.TempDir()
+	chapter := filepath.Join(dir, "chapter.cbz")
+	f, err := os.Create(chapter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for i, name := range []string{"p10.png", "p2.png", "ComicInfo.xml"} {
+		w, _ := zw.Create(name)
+		if name == "ComicInfo.xml" {
+			_, _ = w.Write([]byte("<ComicInfo/>"))
+			continue
+		}
+		_, _ = w.Write(apitest.PNG(t, 30, 20, byte(i)))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	out := filepath.Join(dir, "chapter.en.cbz")
+	if err := runTranslate(context.Background(), []string{"-server", env.URL, "-user", "cli-cbz", "-to", "es", "-mode", "fast", "-o", out, chapter}); err != nil {
+		t.Fatal(err)
+	}
+	if names := zipNames(t, out); strings.Join(names, ",") != "001-p2.png,002-p10.png,ComicInfo.xml" {
+		t.Fatalf("cbz holds %v, want the pages in order and ComicInfo.xml", names)
+	}
+}
+
+// zipNames lists the entries of the archive at path.
+func zipNames(t *testing.T, path string) []string {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	return names
 }

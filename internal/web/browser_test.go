@@ -33,6 +33,7 @@ type pageState struct {
 	Images       int      `json:"images"`
 	Loaded       int      `json:"loaded"`
 	Download     string   `json:"download"`
+	DownloadCBZ  string   `json:"downloadCbz"`
 	JobID        string   `json:"jobId"`
 	Allowance    string   `json:"allowance"`
 	Plan         string   `json:"plan"`
@@ -53,6 +54,7 @@ const readState = `(() => {
 		images: imgs.length,
 		loaded: imgs.filter((i) => i.complete && i.naturalWidth > 0).length,
 		download: $('job-actions').hidden || $('download').hidden ? '' : $('download').getAttribute('href'),
+		downloadCbz: $('job-actions').hidden || $('download-cbz').hidden ? '' : $('download-cbz').getAttribute('href'),
 		jobId: $('job-id').textContent,
 		allowance: $('acct-allowance').textContent,
 		plan: $('acct-plan').textContent,
@@ -270,6 +272,11 @@ func TestBrowserTranslatesPages(t *testing.T) {
 	}
 	if r := env.Do("GET", s.Download, nil, nil); r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/zip" {
 		t.Errorf("download: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
+	if want := "/api/download/" + s.JobID + "?format=cbz"; s.DownloadCBZ != want {
+		t.Errorf("CBZ download link %q, want %q", s.DownloadCBZ, want)
+	} else if r := env.Do("GET", s.DownloadCBZ, nil, nil); r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/vnd.comicbook+zip" {
+		t.Errorf("CBZ download: %d %s", r.Status, r.Header.Get("Content-Type"))
 	}
 
 	shot := filepath.Join(screenshotDir(t), "completed.png")

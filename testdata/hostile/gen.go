@@ -11,7 +11,9 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -62,6 +64,8 @@ func main() {
 	files["exif-rotated.jpg"] = withOrientation(encodeJPEG(drawRGBA(48, 32)), 6)
 	files["png16.png"] = encodePNG(draw64(20, 14))
 
+	archives(files, page, jpg)
+
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
@@ -86,6 +90,11 @@ func seedFuzzCorpora(files map[string][]byte) {
 		"animated.webp", "cmyk.jpg", "exif-rotated.jpg", "png16.png", "svg.png"} {
 		seed("internal/imageio/testdata/fuzz/FuzzInspect", name, []byte(files[name]))
 	}
+	for name, data := range files {
+		if strings.HasSuffix(name, ".cbz") && name != "zip-too-many.cbz" && name != "zip-bomb.cbz" && name != "zip-bomb-lying.cbz" {
+			seed("internal/archive/testdata/fuzz/FuzzOpen", name, data)
+		}
+	}
 	for i, s := range []string{"../../etc/passwd", "/abs/page.png", "a\x00b.png", strings.Repeat("x", 1000) + ".png",
 		"evil\u202egnp.exe", "ページ 1.png", "bad\xff\xfeutf8.png", "CON.png", " . ", "a/b\\c..png", "\u200f\u0627.png"} {
 		writeSeed("internal/filename/testdata/fuzz/FuzzSanitize", fmt.Sprintf("seed-%02d", i), "string("+strconv.Quote(s)+")")
@@ -102,6 +111,10 @@ func seedFuzzCorpora(files map[string][]byte) {
 		"invalid-utf8":  form([][2]string{{"userId", "u"}, {"customPrompt", "\xff\xfe"}}, [][2]string{{"p.png", string(files["page.png"])}}),
 		"unterminated":  []byte("--vtsfuzz\r\nContent-Disposition: form-data; name=\"userId\"\r\n\r\nu\r\n--vtsfuzz\r\nContent-Disposition: form-data; name=\"images\"; filename=\"x.png\"\r\n\r\n\x89PNG"),
 		"empty":         nil,
+		"chapter":       form([][2]string{{"userId", "u"}}, [][2]string{{"ch.cbz", string(files["chapter.cbz"])}, {"p.png", string(files["page.png"])}}),
+		"zip-bomb":      form([][2]string{{"userId", "u"}}, [][2]string{{"b.cbz", string(files["zip-bomb.cbz"])}}),
+		"zip-escaping":  form([][2]string{{"userId", "u"}}, [][2]string{{"e.cbz", string(files["zip-escaping.cbz"])}}),
+		"zip-truncated": form([][2]string{{"userId", "u"}}, [][2]string{{"t.cbz", string(files["zip-truncated.cbz"])}}),
 		"traversal-nul": form([][2]string{{"userId", "u"}}, [][2]string{{"../../a\x00.png", string(files["page.png"])}}),
 	}
 	for name, body := range bodies {
@@ -271,4 +284,80 @@ func withOrientation(jpg []byte, o uint16) []byte {
 	out.Write(seg)
 	out.Write(jpg[2:])
 	return out.Bytes()
+}
+
+// entry is one file of a generated archive.
+type entry struct {
+	name   string
+	data   []byte
+	method uint16
+	flags  uint16
+}
+
+func zipOf(entries ...entry) []byte {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.name, Method: e.method, Flags: e.flags})
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, _ = w.Write(e.data)
+	}
+	if err := zw.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// archives adds the chapters: one good CBZ (pages in nested folders, PNG and JPEG, named out of
+// order, with the non-pages a CBZ carries) and one of each hostile kind. The zip bomb is a page
+// that deflates 64 MB of zeros into about 64 KB: far over both the ratio and a Free page's size.
+func archives(files map[string][]byte, page, jpg []byte) {
+	files["chapter.cbz"] = zipOf(
+		entry{name: "ComicInfo.xml", data: []byte("<ComicInfo><Title>t</Title></ComicInfo>"), method: zip.Deflate},
+		entry{name: "vol1/ch10/page1.png", data: page},
+		entry{name: "vol1/ch2/page10.jpg", data: jpg},
+		entry{name: "vol1/ch2/page2.png", data: page},
+		entry{name: "vol1/ch2/Thumbs.db", data: []byte("thumbs")},
+		entry{name: "__MACOSX/vol1/ch2/._page2.png", data: []byte("fork")},
+	)
+	files["zip-bomb.cbz"] = zipOf(entry{name: "p1.png", data: append(append([]byte{}, page[:16]...), make([]byte, 64<<20)...), method: zip.Deflate})
+	files["zip-bomb-lying.cbz"] = lyingBomb(page)
+	files["zip-nested.cbz"] = zipOf(entry{name: "p1.png", data: page}, entry{name: "inner.cbz", data: zipOf(entry{name: "p.png", data: page})})
+	files["zip-nested-renamed.cbz"] = zipOf(entry{name: "p1.png", data: zipOf(entry{name: "p.png", data: page})})
+	files["zip-escaping.cbz"] = zipOf(entry{name: "../../etc/p1.png", data: page})
+	files["zip-absolute.cbz"] = zipOf(entry{name: "/tmp/p1.png", data: page})
+	files["zip-encrypted.cbz"] = zipOf(entry{name: "p1.png", data: page, flags: 0x1})
+	ch := files["chapter.cbz"]
+	files["zip-truncated.cbz"] = ch[:len(ch)/2]
+	corrupt := append([]byte{}, ch...)
+	corrupt[len(corrupt)/3] ^= 0xff // a page's bytes: its CRC no longer matches
+	files["zip-corrupt.cbz"] = corrupt
+	files["zip-no-page.cbz"] = zipOf(entry{name: "ComicInfo.xml", data: []byte("<ComicInfo/>")}, entry{name: "notes.txt", data: []byte("hi")})
+	var many []entry
+	for i := 0; i < 201; i++ {
+		many = append(many, entry{name: fmt.Sprintf("p%03d.png", i), data: page})
+	}
+	files["zip-too-many.cbz"] = zipOf(many...)
+}
+
+// lyingBomb is a page whose headers declare 4 KB but which inflates to 64 MB: only a bound held
+// while inflating stops it.
+func lyingBomb(page []byte) []byte {
+	data := append(append([]byte{}, page[:16]...), make([]byte, 64<<20)...)
+	var deflated bytes.Buffer
+	fw, _ := flate.NewWriter(&deflated, flate.BestCompression)
+	_, _ = fw.Write(data)
+	_ = fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "p1.png", Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(data),
+		CompressedSize64: uint64(deflated.Len()), UncompressedSize64: 4096})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, _ = w.Write(deflated.Bytes())
+	_ = zw.Close()
+	return buf.Bytes()
 }

@@ -415,15 +415,17 @@ function finished(job) {
   state.job.done = true;
   if (job.status === 'completed') {
     $('download').href = '/api/download/' + encodeURIComponent(job.id || state.job.id);
+    $('download-cbz').href = $('download').getAttribute('href') + '?format=cbz';
     $('job-actions').hidden = false;
   } else {
     $('job-actions').hidden = false;
     $('download').hidden = true;
+    $('download-cbz').hidden = true;
     if (!(job.errors || []).length) {
       showError($('job-error'), { status: 0, code: '', title: 'Job failed', text: 'no page could be translated; its credits were refunded.' });
     }
   }
-  if (job.status === 'completed') $('download').hidden = false;
+  if (job.status === 'completed') $('download').hidden = $('download-cbz').hidden = false;
   refreshAccount();
 }
 
