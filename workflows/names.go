@@ -18,15 +18,6 @@ const (
 	// reserveCreditsActivity is the registered name of Activities.ReserveCredits, which runs as a
 	// local activity (called by name, as local activities on a struct must be).
 	reserveCreditsActivity = "ReserveCredits"
-	// reserveLocalChange is the GetVersion change ID of moving the reservation to a local activity.
-	reserveLocalChange = "reserve-as-local-activity"
-	// waitPagesChange is the GetVersion change ID of waiting for cancelled pages to end.
-	waitPagesChange = "wait-for-cancelled-pages"
-	// releaseUnavailableChange is the GetVersion change ID of releasing a reservation answered
-	// unavailable.
-	releaseUnavailableChange = "release-unavailable-reservation"
-	// settleFirstChange is the GetVersion change ID of settling before the ZIP is built.
-	settleFirstChange = "settle-before-zip"
 	// PageHeartbeatTimeout is how long a page's activity may go without a heartbeat before
 	// Temporal gives it to another worker; TranslatePage heartbeats every few seconds.
 	PageHeartbeatTimeout = 15 * time.Second

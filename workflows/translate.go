@@ -64,7 +64,7 @@ func (j *translateJob) reserve(ctx workflow.Context) (*activities.ReserveResult,
 	in := activities.ReserveInput{Job: j.in.Upload}
 	retry := &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 5}
 	var fut workflow.Future
-	if workflow.GetVersion(ctx, reserveLocalChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, reserveLocalChange, workflow.DefaultVersion, reserveLocal) == workflow.DefaultVersion {
 		fut = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: 30 * time.Second, RetryPolicy: retry,
 		}), a.ReserveCredits, in)
@@ -94,7 +94,7 @@ func (j *translateJob) run(ctx workflow.Context) (*job.Report, error) {
 		// ended, the answer was lost), and then nothing else would ever settle it. Jobs started
 		// before this change did not look; GetVersion replays them as they ran.
 		if j.reservation == nil || j.reservation.Code == job.Unavailable {
-			if workflow.GetVersion(dctx, releaseUnavailableChange, workflow.DefaultVersion, 1) >= 1 {
+			if workflow.GetVersion(dctx, releaseUnavailableChange, workflow.DefaultVersion, releaseUnavailable) >= releaseUnavailable {
 				if err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.ReleaseReservation,
 					activities.ReleaseReservationInput{JobID: j.in.JobID}).Get(dctx, nil); err != nil {
 					log.Error("releasing an unconfirmed reservation failed; the reconciler will", "job", j.in.JobID, "err", err)
@@ -125,13 +125,13 @@ func (j *translateJob) translatePages(ctx workflow.Context) int {
 	// A cancelled job waits for its pages' activities to end (WaitForCancellation), so that what
 	// they write while stopping is there when the files are removed. Jobs started before this
 	// change gave up on them at once; GetVersion replays those as they ran.
-	waitPages := workflow.GetVersion(ctx, waitPagesChange, workflow.DefaultVersion, 1) >= 1
+	wait := workflow.GetVersion(ctx, waitPagesChange, workflow.DefaultVersion, waitPages) >= waitPages
 	pctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
 		// The page heartbeats every few seconds while its engine works, so a worker that dies
 		// is noticed, and the page retried on another, within PageHeartbeatTimeout.
 		HeartbeatTimeout:    PageHeartbeatTimeout,
-		WaitForCancellation: waitPages,
+		WaitForCancellation: wait,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        2 * time.Second,
 			BackoffCoefficient:     2,
@@ -233,70 +233,93 @@ func (j *translateJob) zipEntries() []activities.ZipEntry {
 	return append(append(pages, transcripts...), cleaned...)
 }
 
-// finish settles the credits and builds the archive on a disconnected context, so that a job
-// deleted mid-flight still charges exactly the pages it translated and refunds the rest.
-// Settlement comes first and owes nothing to the archive: the ZIP is built afterwards, with
-// heartbeats and a bounded number of attempts, and its failure is recorded on the job (which
-// stays completed, its pages downloadable one by one) rather than holding credits. Jobs started
-// before this change built the ZIP first; GetVersion replays those as they ran.
+// finish settles the credits, builds the archive, cleans up and schedules the expiry, all on a
+// disconnected context, so that a job deleted mid-flight still charges exactly the pages it
+// translated and refunds the rest. Settlement comes first and owes nothing to the archive: the
+// ZIP is built afterwards, with heartbeats and a bounded number of attempts, and its failure is
+// recorded on the job (which stays completed, its pages downloadable one by one) rather than
+// holding credits. Jobs started before settleFirstChange built the ZIP first.
 func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report, error) {
-	log := workflow.GetLogger(ctx)
 	cancelled := ctx.Err() != nil
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	settleFirst := workflow.GetVersion(dctx, settleFirstChange, workflow.DefaultVersion, 1) >= 1
-	actx := workflow.WithActivityOptions(dctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: time.Minute},
-	})
+	first := workflow.GetVersion(dctx, settleFirstChange, workflow.DefaultVersion, settleFirst) >= settleFirst
 	status := job.Completed
 	if translated == 0 || cancelled {
 		status = job.Failed
 	}
 	var zip activities.BuildZipResult
-	if status == job.Completed && !settleFirst {
-		if err := workflow.ExecuteActivity(actx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: j.zipEntries()}).Get(dctx, &zip); err != nil {
+	if status == job.Completed && !first {
+		if err := workflow.ExecuteActivity(settleOptions(dctx), a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: j.zipEntries()}).Get(dctx, &zip); err != nil {
 			return nil, fmt.Errorf("building zip: %w", err)
 		}
 	}
 	if cancelled && len(j.state.Errors) == 0 && translated < len(j.in.Pages) {
 		j.state.Errors = append(j.state.Errors, job.PageFailed("", job.Deleted, ""))
 	}
-	var settled activities.FinishJobResult
-	err := workflow.ExecuteActivity(actx, a.FinishJob, activities.FinishJobInput{Finish: job.Outcome{
-		JobID: j.in.JobID, Status: status, PagesDone: translated, Progress: j.state.Progress, Results: j.state.Results,
-		Errors: j.state.Errors, ZipKey: zip.Key, ZipSize: zip.Size, FinishedAt: workflow.Now(dctx),
-		ZipPending: settleFirst && status == job.Completed,
-	}}).Get(dctx, &settled)
+	settled, err := j.settle(dctx, status, translated, zip, first && status == job.Completed)
 	if err != nil {
-		return nil, fmt.Errorf("settling job: %w", err)
+		return nil, err
 	}
-	log.Info("job settled", "job", j.in.JobID, "status", status, "translated", translated,
-		"charged", settled.Charged, "refunded", settled.Refunded)
 	j.state.CurrentFile = ""
 	if settled.Deleted || cancelled {
-		err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
-		j.state.Status = status
-		return &j.state, err
+		return j.cleanUp(dctx, status)
 	}
-	if status == job.Completed && settleFirst && j.buildZip(dctx) {
+	if status == job.Completed && first && j.archive(dctx) &&
+		workflow.GetVersion(dctx, deleteAfterZipChange, workflow.DefaultVersion, deleteAfterZip) >= deleteAfterZip {
 		// Deleted while the archive was built: the archive goes with the rest.
-		err := workflow.ExecuteActivity(withCleanupOptions(dctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(dctx, nil)
-		j.state.Status = status
-		return &j.state, err
+		return j.cleanUp(dctx, status)
 	}
-	// The expiry outlives this workflow: a child that the parent's completion abandons, started
-	// before we return so that it cannot be lost.
-	cctx := workflow.WithChildOptions(dctx, workflow.ChildWorkflowOptions{
-		WorkflowID:        job.ExpiryWorkflowID(j.in.JobID),
-		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
-	})
-	child := workflow.ExecuteChildWorkflow(cctx, ExpireJob, ExpireJobInput{JobID: j.in.JobID, ExpiresAt: settled.ExpiresAt})
-	if err := child.GetChildWorkflowExecution().Get(dctx, nil); err != nil {
-		return nil, fmt.Errorf("scheduling expiry: %w", err)
+	if err := j.scheduleExpiry(dctx, settled.ExpiresAt); err != nil {
+		return nil, err
 	}
 	j.state.Status = status
 	return &j.state, nil
+}
+
+func settleOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumInterval: time.Minute},
+	})
+}
+
+// settle charges the translated pages and refunds the rest, exactly once (FinishJob is
+// idempotent per job), and records the job's outcome.
+func (j *translateJob) settle(ctx workflow.Context, status job.Status, translated int, zip activities.BuildZipResult, zipPending bool) (activities.FinishJobResult, error) {
+	var settled activities.FinishJobResult
+	err := workflow.ExecuteActivity(settleOptions(ctx), a.FinishJob, activities.FinishJobInput{Finish: job.Outcome{
+		JobID: j.in.JobID, Status: status, PagesDone: translated, Progress: j.state.Progress, Results: j.state.Results,
+		Errors: j.state.Errors, ZipKey: zip.Key, ZipSize: zip.Size, FinishedAt: workflow.Now(ctx),
+		ZipPending: zipPending,
+	}}).Get(ctx, &settled)
+	if err != nil {
+		return settled, fmt.Errorf("settling job: %w", err)
+	}
+	workflow.GetLogger(ctx).Info("job settled", "job", j.in.JobID, "status", status, "translated", translated,
+		"charged", settled.Charged, "refunded", settled.Refunded)
+	return settled, nil
+}
+
+// cleanUp removes a deleted job's files; no expiry is scheduled for it.
+func (j *translateJob) cleanUp(ctx workflow.Context, status job.Status) (*job.Report, error) {
+	err := workflow.ExecuteActivity(withCleanupOptions(ctx), a.DeleteFiles, activities.DeleteFilesInput{JobID: j.in.JobID}).Get(ctx, nil)
+	j.state.Status = status
+	return &j.state, err
+}
+
+// scheduleExpiry starts the expiry, which outlives this workflow: a child that the parent's
+// completion abandons, started before we return so that it cannot be lost.
+func (j *translateJob) scheduleExpiry(ctx workflow.Context, at time.Time) error {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        job.ExpiryWorkflowID(j.in.JobID),
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, ExpireJob, ExpireJobInput{JobID: j.in.JobID, ExpiresAt: at})
+	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		return fmt.Errorf("scheduling expiry: %w", err)
+	}
+	return nil
 }
 
 // ZipAttempts bounds the attempts at building a job's ZIP; ZipTimeout bounds each one. A page
@@ -308,10 +331,10 @@ const (
 	zipHeartbeatTimeout = 30 * time.Second
 )
 
-// buildZip builds the settled job's archive and records it, or records why it could not be
+// archive builds the settled job's archive and records it, or records why it could not be
 // built: after ZipAttempts, or at once when a file it lists is gone. The job is settled already;
 // nothing here touches credits. It reports whether the job was deleted meanwhile.
-func (j *translateJob) buildZip(ctx workflow.Context) (deleted bool) {
+func (j *translateJob) archive(ctx workflow.Context) (deleted bool) {
 	log := workflow.GetLogger(ctx)
 	zctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: ZipTimeout,

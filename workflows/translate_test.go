@@ -408,6 +408,32 @@ func TestTranslateJobReleasesUnconfirmedReservation(t *testing.T) {
 // delete does not survive it (issue 10, item 4).
 func TestTranslateJobDeletedDuringZip(t *testing.T) {
 	f := newFixture(t, &testengine.Engine{}).noExpiry()
+	in := f.deleteDuringZip("u8")
+	if n, _ := blobstore.Count(context.Background(), f.bucket, job.Prefix(in.JobID)); n != 0 {
+		t.Fatalf("%d blobs of the deleted job left", n)
+	}
+	if a, _ := f.balances("u8"); a != 8 {
+		t.Fatalf("allowance = %d", a)
+	}
+	f.env.AssertWorkflowNumberOfCalls(t, "ExpireJob", 0)
+}
+
+// A job that reached RecordZip before the delete-after-zip guard (issue 18, item 9) replays as
+// it ran: no DeleteFiles there, the expiry scheduled instead, which removes the files later.
+func TestTranslateJobDeletedDuringZipBeforeTheGuard(t *testing.T) {
+	f := newFixture(t, &testengine.Engine{}).noExpiry()
+	f.env.OnGetVersion("delete-after-zip", workflow.DefaultVersion, workflow.Version(1)).Return(workflow.DefaultVersion)
+	in := f.deleteDuringZip("u9")
+	if n, _ := blobstore.Count(context.Background(), f.bucket, job.Prefix(in.JobID)); n == 0 {
+		t.Fatal("the old branch removed the files: the guard does not hold")
+	}
+	f.env.AssertWorkflowNumberOfCalls(t, "ExpireJob", 1)
+}
+
+// deleteDuringZip runs a two-page job whose owner deletes it while BuildZip runs, after the job
+// settled, and waits for the workflow to end.
+func (f *fixture) deleteDuringZip(userID string) workflows.TranslateJobInput {
+	f.t.Helper()
 	acts := &activities.Activities{Store: f.store, Bucket: f.bucket}
 	f.env.OnActivity("BuildZip", mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.BuildZipInput) (*activities.BuildZipResult, error) {
@@ -421,18 +447,13 @@ func TestTranslateJobDeletedDuringZip(t *testing.T) {
 			key := job.ZipKey(in.JobID)
 			return &activities.BuildZipResult{Key: key, Size: 2}, acts.Bucket.WriteAll(ctx, key, []byte("PK"), nil)
 		})
-	in := f.input("u8", "standard", "p1.png", "p2.png")
-	if _, err := f.store.EnsureUser(context.Background(), "u8"); err != nil {
-		t.Fatal(err)
+	in := f.input(userID, "standard", "p1.png", "p2.png")
+	if _, err := f.store.EnsureUser(context.Background(), userID); err != nil {
+		f.t.Fatal(err)
 	}
 	if res := f.start(in); res == nil || !res.Reserved {
-		t.Fatalf("reservation = %+v", res)
+		f.t.Fatalf("reservation = %+v", res)
 	}
 	f.state()
-	if n, _ := blobstore.Count(context.Background(), f.bucket, job.Prefix(in.JobID)); n != 0 {
-		t.Fatalf("%d blobs of the deleted job left", n)
-	}
-	if a, _ := f.balances("u8"); a != 8 {
-		t.Fatalf("allowance = %d", a)
-	}
+	return in
 }
