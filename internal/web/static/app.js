@@ -21,6 +21,9 @@ const MODE_MULTIPLIER = { fast: 0.5, standard: 1, advanced: 2 };
 // Largest file per plan, in MB (the server enforces it; the page only warns).
 const PLAN_MAX_MB = { free: 5, starter: 10, standard: 25, pro: 50 };
 const ACCEPTED_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+// Chapters: a CBZ or ZIP of page images, expanded by the server into its pages.
+const ARCHIVE_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/vnd.comicbook+zip', 'application/x-cbz'];
+const PAGE_EXT = /\.(jpe?g|png|webp)$/i;
 const MAX_FILES = 200;
 const RECENT_KEY = 'vts.recentJobs';
 const USER_KEY = 'vts.userId';
@@ -169,22 +172,65 @@ function addFiles(list) {
   const rejected = [];
   for (const file of list) {
     const ext = (file.name.split('.').pop() || '').toLowerCase();
-    const okType = ACCEPTED_TYPES.includes(file.type) || ['jpg', 'jpeg', 'png', 'webp'].includes(ext);
+    const archive = ARCHIVE_TYPES.includes(file.type) || ['cbz', 'zip'].includes(ext);
+    const okType = archive || ACCEPTED_TYPES.includes(file.type) || ['jpg', 'jpeg', 'png', 'webp'].includes(ext);
     if (!okType) { rejected.push(file.name); continue; }
     if (state.files.some((f) => f.file.name === file.name && f.file.size === file.size && f.file.lastModified === file.lastModified)) continue;
-    state.files.push({ file, url: URL.createObjectURL(file) });
+    const entry = archive ? { file, url: '', archive: true, pages: null } : { file, url: URL.createObjectURL(file) };
+    state.files.push(entry);
+    if (archive) {
+      countArchivePages(file).then((n) => { entry.pages = n; renderFiles(); });
+    }
   }
   renderFiles(rejected);
 }
 
+// countArchivePages counts the page images listed in a ZIP's central directory, the way the
+// server will expand it (folders of system files and hidden files left out), so the page can
+// show the chapter's cost before it is sent. The server decides; null when the count cannot be
+// read here (ZIP64, a damaged archive).
+async function countArchivePages(file) {
+  try {
+    const tailSize = Math.min(file.size, 65557);
+    const tail = new DataView(await file.slice(file.size - tailSize).arrayBuffer());
+    let eocd = -1;
+    for (let i = tail.byteLength - 22; i >= 0; i--) {
+      if (tail.getUint32(i, true) === 0x06054b50) { eocd = i; break; }
+    }
+    if (eocd < 0) return null;
+    const size = tail.getUint32(eocd + 12, true);
+    const offset = tail.getUint32(eocd + 16, true);
+    if (size === 0xffffffff || offset === 0xffffffff || offset + size > file.size) return null;
+    const dir = new DataView(await file.slice(offset, offset + size).arrayBuffer());
+    const decoder = new TextDecoder();
+    let n = 0;
+    for (let p = 0; p + 46 <= dir.byteLength && dir.getUint32(p, true) === 0x02014b50;) {
+      const nameLen = dir.getUint16(p + 28, true), extraLen = dir.getUint16(p + 30, true), commentLen = dir.getUint16(p + 32, true);
+      const name = decoder.decode(new Uint8Array(dir.buffer, dir.byteOffset + p + 46, nameLen));
+      const hidden = name.split('/').some((part) => part.startsWith('.') || part === '__MACOSX');
+      if (!hidden && PAGE_EXT.test(name)) n++;
+      p += 46 + nameLen + extraLen + commentLen;
+    }
+    return n;
+  } catch {
+    return null;
+  }
+}
+
+// pageCount is how many pages the chosen files hold: a chapter counts its pages (one while they
+// are being counted or cannot be).
+function pageCount() {
+  return state.files.reduce((n, f) => n + (f.archive ? (f.pages ?? 1) : 1), 0);
+}
+
 function removeFile(index) {
   const [gone] = state.files.splice(index, 1);
-  if (gone) URL.revokeObjectURL(gone.url);
+  if (gone && gone.url) URL.revokeObjectURL(gone.url);
   renderFiles([]);
 }
 
 function clearFiles() {
-  for (const f of state.files) URL.revokeObjectURL(f.url);
+  for (const f of state.files) if (f.url) URL.revokeObjectURL(f.url);
   state.files = [];
   $('files').value = '';
   renderFiles([]);
@@ -192,21 +238,26 @@ function clearFiles() {
 
 function renderFiles(rejected) {
   const thumbs = $('thumbs');
-  thumbs.replaceChildren(...state.files.map((f, i) => el('li', { class: 'thumb' },
-    el('img', { src: f.url, alt: '', loading: 'lazy', decoding: 'async', onerror: (e) => e.target.parentNode.classList.add('broken') }),
-    el('span', { class: 'thumb-nopreview', text: 'No preview' }),
+  thumbs.replaceChildren(...state.files.map((f, i) => el('li', { class: f.archive ? 'thumb broken chapter' : 'thumb' },
+    f.archive
+      ? el('span', { class: 'thumb-nopreview', text: f.pages == null ? 'Chapter' : `Chapter, ${f.pages} page${f.pages === 1 ? '' : 's'}` })
+      : el('img', { src: f.url, alt: '', loading: 'lazy', decoding: 'async', onerror: (e) => e.target.parentNode.classList.add('broken') }),
+    f.archive ? '' : el('span', { class: 'thumb-nopreview', text: 'No preview' }),
     el('span', { class: 'thumb-name', text: f.file.name, title: f.file.name }),
     el('span', { class: 'thumb-size', text: formatBytes(f.file.size) }),
     el('button', { type: 'button', class: 'thumb-remove', 'aria-label': 'Remove ' + f.file.name, text: '×', onclick: () => removeFile(i) }))));
   $('clear-files').hidden = state.files.length === 0;
-  const warn = [];
-  if (rejected.length) warn.push(`Not a JPG, PNG or WebP, left out: ${rejected.join(', ')}.`);
-  state.rejected = warn;
+  // Without rejected (a chapter's pages were counted), the warnings stand as they were.
+  if (rejected) {
+    const warn = [];
+    if (rejected.length) warn.push(`Not a JPG, PNG, WebP or CBZ, left out: ${rejected.join(', ')}.`);
+    state.rejected = warn;
+  }
   renderSummary();
 }
 
 function renderSummary() {
-  const n = state.files.length;
+  const n = pageCount();
   const total = state.files.reduce((s, f) => s + f.file.size, 0);
   $('file-summary').textContent = n === 0 ? 'No pages chosen.' : `${n} page${n === 1 ? '' : 's'}, ${formatBytes(total)} in all.`;
   const cost = credits(n, $('resolution').value, $('mode').value);
@@ -224,7 +275,7 @@ function renderSummary() {
   if (n > MAX_FILES) warn.push(`At most ${MAX_FILES} pages per upload.`);
   const maxMB = a ? PLAN_MAX_MB[a.plan] : 0;
   if (maxMB) {
-    const big = state.files.filter((f) => f.file.size > maxMB * 1024 * 1024).map((f) => f.file.name);
+    const big = state.files.filter((f) => !f.archive && f.file.size > maxMB * 1024 * 1024).map((f) => f.file.name);
     if (big.length) warn.push(`Larger than your plan's ${maxMB} MB per file: ${big.join(', ')}.`);
   }
   $('file-warnings').textContent = warn.join(' ');
@@ -278,7 +329,7 @@ function upload(event) {
     try { body = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
     if (xhr.status >= 200 && xhr.status < 300 && body && body.jobId) {
       status.textContent = `Accepted: ${body.creditsNeeded} credit${body.creditsNeeded === 1 ? '' : 's'} reserved.`;
-      rememberJob({ id: body.jobId, userId: id, pages: state.files.length, created: new Date().toISOString(), status: 'pending' });
+      rememberJob({ id: body.jobId, userId: id, pages: pageCount(), created: new Date().toISOString(), status: 'pending' });
       clearFiles();
       follow(body.jobId);
       refreshAccount();
