@@ -23,9 +23,9 @@ import (
 // and deleted jobs alike. The job ID is the capability of these endpoints; a request that also
 // presents a credential must present its owner's.
 func (s *Server) jobFromPath(r *http.Request, param string) (*store.Job, error) {
-	id := chi.URLParam(r, param)
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, errJobNotFound
+	id, err := jobIDFromPath(r, param)
+	if err != nil {
+		return nil, err
 	}
 	j, err := s.Jobs.Job(r.Context(), id)
 	if err != nil {
@@ -35,6 +35,18 @@ func (s *Server) jobFromPath(r *http.Request, param string) (*store.Job, error) 
 		return nil, err
 	}
 	return j, nil
+}
+
+// jobIDFromPath reads the job ID in the path parameter in its canonical spelling. uuid.Parse and
+// PostgreSQL accept upper case, braces and a missing hyphen, but workflow IDs and blob prefixes
+// are built from the string: a job named by another spelling must still reach its workflow and its
+// files (Swift's UUID.uuidString is upper case).
+func jobIDFromPath(r *http.Request, param string) (string, error) {
+	u, err := uuid.Parse(chi.URLParam(r, param))
+	if err != nil {
+		return "", errJobNotFound
+	}
+	return u.String(), nil
 }
 
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
@@ -307,9 +319,9 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.Log, err)
 		return
 	}
-	id := chi.URLParam(r, "id")
-	if _, err := uuid.Parse(id); err != nil {
-		writeError(w, r, s.Log, errJobNotFound)
+	id, err := jobIDFromPath(r, "id")
+	if err != nil {
+		writeError(w, r, s.Log, err)
 		return
 	}
 	if err := s.Jobs.Delete(r.Context(), id, req.UserID); err != nil {

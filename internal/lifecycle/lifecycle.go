@@ -342,6 +342,8 @@ func (l *Lifecycle) Delete(ctx context.Context, jobID, userID string) error {
 	case err != nil:
 		return err
 	}
+	// The record's spelling, not the caller's: workflow IDs and the blob prefix are built from it.
+	jobID = j.ID
 	log := l.log.With("job", jobID)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()

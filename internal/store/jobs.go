@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vtsproject/vts/internal/job"
@@ -375,8 +376,14 @@ func (s *Store) OverdueExpiries(ctx context.Context, before time.Time) ([]*Job, 
 
 // JobExists reports whether any record, deleted or not, owns the job ID.
 func (s *Store) JobExists(ctx context.Context, id string) (bool, error) {
+	// Compared as a uuid so the primary key answers (id::text scanned the table once per blob
+	// prefix). A prefix that is not a job ID's canonical spelling names no job, as before.
+	u, err := uuid.Parse(id)
+	if err != nil || u.String() != id {
+		return false, nil
+	}
 	var ok bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id::text = $1)`, id).Scan(&ok); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1::uuid)`, id).Scan(&ok); err != nil {
 		return false, fmt.Errorf("looking up job %s: %w", id, err)
 	}
 	return ok, nil
