@@ -60,6 +60,7 @@ type pageResult struct {
 
 type bubbleResult struct {
 	Kind        string         `json:"kind"`
+	Hard        string         `json:"hard,omitempty"` // the hard kind of lettering, on -set hard pages
 	Text        string         `json:"text"`
 	Translation string         `json:"translation"`
 	Box         mangapage.Rect `json:"box"`
@@ -136,7 +137,7 @@ func (ev *evaluator) evaluate(ctx context.Context, p mangapage.Page, name, src s
 	}
 	readings := scoreReading(p.Bubbles, tr, b)
 	for i, bb := range p.Bubbles {
-		br := bubbleResult{Kind: bb.Kind, Text: bb.Text, Translation: bb.Translation, Box: toRect(bb.Box), Balloon: toRect(bb.Balloon), Scored: bb.Dialogue(), Reading: readings[i]}
+		br := bubbleResult{Kind: bb.Kind, Hard: bb.Hard, Text: bb.Text, Translation: bb.Translation, Box: toRect(bb.Box), Balloon: toRect(bb.Balloon), Scored: bb.Dialogue(), Reading: readings[i]}
 		if br.Scored {
 			want := words(bb.Translation)
 			br.WordsTotal = len(want)

@@ -127,11 +127,15 @@ type publishTally struct {
 	FillW, FillH  []float64
 	KindTotal     map[string]int
 	KindRead      map[string]int
+	// HardTotal and HardRead count dialogue by its hard kind (mangapage.HardKinds), ordinary
+	// dialogue under "".
+	HardTotal, HardRead map[string]int
 }
 
 func (t *publishTally) add(r pageResult) {
 	if t.KindTotal == nil {
 		t.KindTotal, t.KindRead = map[string]int{}, map[string]int{}
+		t.HardTotal, t.HardRead = map[string]int{}, map[string]int{}
 	}
 	for _, b := range r.Bubbles {
 		k := kindOf(b)
@@ -141,6 +145,10 @@ func (t *publishTally) add(r pageResult) {
 		}
 		if !b.Scored {
 			continue
+		}
+		t.HardTotal[b.Hard]++
+		if b.Reading.Read {
+			t.HardRead[b.Hard]++
 		}
 		if b.Emptying.ResidueMeasured {
 			t.Residues = append(t.Residues, b.Emptying.Residue)

@@ -127,6 +127,39 @@ func (r pageResult) line() string {
 	return s
 }
 
+// hardTable writes recall by hard kind of lettering, when the pages have any (-set hard).
+func hardTable(b *strings.Builder, c config, results map[string][]pageResult) {
+	tallies := map[string]*publishTally{}
+	hard := false
+	for _, src := range c.Srcs {
+		t := &publishTally{}
+		for _, r := range results[src] {
+			t.add(r)
+		}
+		tallies[src] = t
+		for _, k := range mangapage.HardKinds {
+			hard = hard || t.HardTotal[k] > 0
+		}
+	}
+	if !hard {
+		return
+	}
+	b.WriteString("\nDialogue found and read (similarity ≥ 0.5) by hard kind of lettering: short shouts (one to four letters), balloons open on one side or cut by the panel's frame, text on tone or hatching (with or without a white halo), square blocks of two or more columns; and the page's ordinary dialogue.\n\n")
+	b.WriteString("| source |")
+	for _, k := range mangapage.HardKinds {
+		fmt.Fprintf(b, " %s |", k)
+	}
+	b.WriteString(" ordinary |\n|---|" + strings.Repeat("---|", len(mangapage.HardKinds)+1) + "\n")
+	for _, src := range c.Srcs {
+		t := tallies[src]
+		fmt.Fprintf(b, "| %s |", src)
+		for _, k := range append(slices.Clone(mangapage.HardKinds), "") {
+			fmt.Fprintf(b, " %s |", pct(t.HardRead[k], t.HardTotal[k]))
+		}
+		b.WriteString("\n")
+	}
+}
+
 // markdown is the report: an overall table per source language, then one row per page.
 func markdown(what string, c config, results map[string][]pageResult) string {
 	var b strings.Builder
@@ -181,6 +214,7 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 			pct(t.KindRead[mangapage.KindFree], t.KindTotal[mangapage.KindFree]), pct(t.KindRead["short"], t.KindTotal["short"]),
 			pct(t.KindRead[mangapage.KindSFX], t.KindTotal[mangapage.KindSFX]), medianOf(t.FillW), medianOf(t.FillH))
 	}
+	hardTable(&b, c, results)
 	b.WriteString("\n")
 	for _, n := range notes {
 		fmt.Fprintf(&b, "- %s\n", n)

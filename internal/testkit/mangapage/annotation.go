@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	_ "golang.org/x/image/webp" // decodes annotated WebP pages
@@ -31,7 +32,8 @@ import (
 //	    "lang": "ja",                    // optional, defaults to the page's
 //	    "vertical": true,
 //	    "text": "田中先輩、おはようございます！", // as lettered, without furigana
-//	    "translation": "Good morning, Tanaka-senpai!"
+//	    "translation": "Good morning, Tanaka-senpai!",
+//	    "hard": "short"                  // optional: "short", "open", "on-art" or "square"
 //	  }]
 //	}
 //
@@ -55,6 +57,7 @@ type BubbleAnnotation struct {
 	Vertical    bool   `json:"vertical"`
 	Text        string `json:"text"`
 	Translation string `json:"translation,omitempty"`
+	Hard        string `json:"hard,omitempty"`
 }
 
 // Rect is a box in page pixels, as the engine's transcripts write it.
@@ -82,7 +85,7 @@ func WritePage(dir, name string, p Page) error {
 	ink := image.NewGray(b)
 	hasInk := false
 	for _, bb := range p.Bubbles {
-		ba := BubbleAnnotation{Box: toRect(bb.Box), Kind: bb.Kind, Lang: bb.Lang, Vertical: bb.Vertical, Text: bb.Text, Translation: bb.Translation}
+		ba := BubbleAnnotation{Box: toRect(bb.Box), Kind: bb.Kind, Lang: bb.Lang, Vertical: bb.Vertical, Text: bb.Text, Translation: bb.Translation, Hard: bb.Hard}
 		if !bb.Balloon.Empty() {
 			r := toRect(bb.Balloon)
 			ba.Balloon = &r
@@ -168,7 +171,7 @@ func ReadPage(path string) (Page, error) {
 	}
 	p := Page{Image: img, Encoded: enc, Format: format, Lang: a.Lang, Notes: a.Notes}
 	for i, ba := range a.Bubbles {
-		bb := Bubble{Box: ba.Box.Rectangle(), Kind: ba.Kind, Lang: ba.Lang, Vertical: ba.Vertical, Text: ba.Text, Translation: ba.Translation}
+		bb := Bubble{Box: ba.Box.Rectangle(), Kind: ba.Kind, Lang: ba.Lang, Vertical: ba.Vertical, Text: ba.Text, Translation: ba.Translation, Hard: ba.Hard}
 		if bb.Lang == "" {
 			bb.Lang = a.Lang
 		}
@@ -184,6 +187,9 @@ func ReadPage(path string) (Page, error) {
 			bb.Kind = KindBubble
 		default:
 			return Page{}, fmt.Errorf("mangapage: %s: bubble %d has kind %q", path, i, bb.Kind)
+		}
+		if bb.Hard != "" && !slices.Contains(HardKinds, bb.Hard) {
+			return Page{}, fmt.Errorf("mangapage: %s: bubble %d has hard kind %q (want one of %s)", path, i, bb.Hard, strings.Join(HardKinds, ", "))
 		}
 		if ink != nil {
 			r := bb.Box.Inset(-2).Intersect(b)

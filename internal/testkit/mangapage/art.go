@@ -13,6 +13,8 @@ type panel struct {
 	// Busy is set when the panel's background is tone, lines or black, where a borderless
 	// white balloon reads as one.
 	Busy bool
+	// Frame is the width of the panel's border line, centred on Quad.
+	Frame float64
 }
 
 // line is the infinite line through A and B.
@@ -506,6 +508,7 @@ func drawPanel(rng *rand.Rand, page *image.Gray, p *panel, u float64) {
 	shape := rasterize(page.Rect, p.Quad)
 	blend(page, c, shape)
 	bw := u * uniform(rng, 1.5, 4)
+	p.Frame = bw
 	paint(page, rasterize(page.Rect, ring(offset(p.Quad, bw/2), bw)...), nil, 0, 1)
 }
 

@@ -27,6 +27,11 @@ type balloon struct {
 	Puffs   [][]pt // thought-bubble puffs
 	Style   balloonStyle
 	Dark    bool // a black caption with white lettering
+	// Clip, when set, is the only part of the page the balloon is drawn in: a balloon cut by
+	// its panel's frame.
+	Clip []pt
+	// Gap, when set, is a region where the outline is left out: a balloon open on one side.
+	Gap []pt
 }
 
 // outer is the balloon's outside edge.
@@ -60,6 +65,9 @@ func (b balloon) translate(d pt) balloon {
 	c := b
 	c.Body = mv(b.Body)
 	c.Tails, c.TailOut, c.Puffs = nil, nil, nil
+	if b.Gap != nil {
+		c.Gap = mv(b.Gap)
+	}
 	for _, t := range b.Tails {
 		c.Tails = append(c.Tails, mv(t))
 	}
@@ -217,13 +225,19 @@ func tail(rng *rand.Rand, body []pt, s, line float64) ([][]pt, [][]pt) {
 // draw paints the balloon on the page: outline, then the interior (white, or black for a
 // dark caption).
 func (b balloon) draw(page *image.Gray) {
+	var clip *image.Alpha
+	if b.Clip != nil {
+		if clip = rasterize(page.Rect, b.Clip); clip == nil {
+			return
+		}
+	}
 	if b.Line > 0 {
 		polys := append([][]pt{b.outer()}, b.TailOut...)
 		for _, p := range b.Puffs {
 			polys = append(polys, offset(p, b.Line))
 		}
 		for _, p := range polys {
-			paint(page, rasterize(page.Rect, p), nil, 0, 1)
+			paint(page, rasterize(page.Rect, p), clip, 0, 1)
 		}
 	}
 	fill := uint8(255)
@@ -231,6 +245,27 @@ func (b balloon) draw(page *image.Gray) {
 		fill = 0
 	}
 	for _, p := range append(append([][]pt{b.Body}, b.Tails...), b.Puffs...) {
-		paint(page, rasterize(page.Rect, p), nil, fill, 1)
+		paint(page, rasterize(page.Rect, p), clip, fill, 1)
 	}
+	if b.Gap != nil {
+		// The outline, and its anti-aliased fringe, become the balloon's paper.
+		if gap := rasterize(page.Rect, b.Gap); gap != nil {
+			paint(page, rasterize(page.Rect, offset(b.Body, b.Line*1.6+1)), gap, fill, 1)
+		}
+	}
+}
+
+// pageBox is the balloon's box (without its tail) on the output page, which m maps the drawing
+// onto; a balloon cut by its frame ends at the clip.
+func (b balloon) pageBox(m affine, out image.Rectangle) image.Rectangle {
+	poly := b.outer()
+	if b.Clip != nil {
+		r := bounds(poly).Intersect(bounds(b.Clip))
+		poly = []pt{{float64(r.Min.X), float64(r.Min.Y)}, {float64(r.Max.X), float64(r.Min.Y)}, {float64(r.Max.X), float64(r.Max.Y)}, {float64(r.Min.X), float64(r.Max.Y)}}
+	}
+	body := make([]pt, len(poly))
+	for i, p := range poly {
+		body[i] = m.apply(p)
+	}
+	return bounds(body).Intersect(out)
 }

@@ -1,18 +1,12 @@
 package mangapage
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"image"
-	"image/jpeg"
-	"image/png"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
-	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 )
 
@@ -37,6 +31,9 @@ type Options struct {
 	// Pristine turns degradations off (resampling, rotation, blur, noise, paper tint and JPEG
 	// loss): the page as drawn.
 	Pristine bool
+	// Hard adds the kinds of lettering engines miss on published pages (see hard.go): short
+	// shouts, open balloons, text on tone or art, square blocks of columns. Japanese only.
+	Hard bool
 }
 
 // Page is a generated page and its annotations.
@@ -65,6 +62,9 @@ type Bubble struct {
 	Vertical    bool
 	Text        string // as lettered, without furigana; Japanese and Chinese have no spaces
 	Translation string // natural English
+	// Hard names the kind of hard lettering this is (HardShort, HardOpen, HardOnArt,
+	// HardSquare), or is empty; only pages drawn with Options.Hard have any.
+	Hard string
 	// Ink is the coverage of this lettering's own glyphs (255 = fully ink) in page
 	// coordinates: the pixels a cleaned page must no longer show. Nil when unknown.
 	Ink *image.Alpha
@@ -76,17 +76,23 @@ func (b Bubble) Dialogue() bool { return b.Kind != KindSFX }
 // Generate draws the page of the given seed. The same seed and options give the same page,
 // byte for byte.
 func Generate(seed int64, opt Options) (Page, error) {
+	p, _, err := generate(seed, opt)
+	return p, err
+}
+
+// generate draws the page and hands back the drawing too, for the tests.
+func generate(seed int64, opt Options) (Page, *generator, error) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d616e6761706167))
 	lang := opt.Lang
 	if lang == "" {
 		lang = "ja"
 	}
 	if _, ok := dialogueFaces[lang]; !ok {
-		return Page{}, fmt.Errorf("mangapage: language %q is not drawn (ja, ko, zh-Hans)", lang)
+		return Page{}, nil, fmt.Errorf("mangapage: language %q is not drawn (ja, ko, zh-Hans)", lang)
 	}
 	g := &generator{rng: rng, lang: lang, opt: opt}
 	if err := g.fonts(); err != nil {
-		return Page{}, err
+		return Page{}, nil, err
 	}
 	g.size()
 	if lang == "ko" {
@@ -102,13 +108,13 @@ func Generate(seed int64, opt Options) (Page, error) {
 		drawPanel(rng, g.page, &g.panels[i], g.u)
 	}
 	if err := g.letter(); err != nil {
-		return Page{}, err
+		return Page{}, nil, err
 	}
 	p, err := g.finish(seed)
 	if err != nil {
-		return Page{}, err
+		return Page{}, nil, err
 	}
-	return p, nil
+	return p, g, nil
 }
 
 // Corpus generates n Japanese pages from seeds seed, seed+1, ….
@@ -156,6 +162,7 @@ type item struct {
 	Halo     float64 // radius of a white outline around the glyphs (free text)
 	SFXWhite bool    // a white sound effect outlined in black
 	Panel    int
+	Hard     string // one of the Hard kinds, or empty
 }
 
 func (g *generator) fonts() error {
@@ -307,6 +314,11 @@ func (g *generator) letter() error {
 			g.items = append(g.items, it)
 		}
 	}
+	if g.opt.Hard {
+		if err := g.letterHard(next); err != nil {
+			return err
+		}
+	}
 	// Dialogue.
 	n := 3 + g.rng.IntN(7)
 	for i := range n {
@@ -436,10 +448,21 @@ func (g *generator) placeText(kind string, d dialogue) (*item, error) {
 	if kind == KindFree {
 		size *= uniform(rng, 0.75, 0.95)
 	}
+	return g.place(kind, style, size, busy, func(size float64) (*item, error) { return g.layout(kind, d, fnt, size, style) })
+}
+
+// place lays text out with lay at size (smaller when it does not fit), wraps it in a balloon of
+// style unless kind is free text, and finds it a place; busy lists the panels a borderless
+// balloon may go in. It returns nil when the page has no room left.
+func (g *generator) place(kind string, style balloonStyle, size float64, busy []int, lay func(size float64) (*item, error)) (*item, error) {
+	rng := g.rng
 	for range 3 {
-		it, err := g.layout(kind, d, fnt, size, style)
+		it, err := lay(size)
 		if err != nil {
 			return nil, err
+		}
+		if it == nil {
+			return nil, nil
 		}
 		tb := it.Mask.Rect
 		w, h := float64(tb.Dx()), float64(tb.Dy())
@@ -514,74 +537,6 @@ func (g *generator) dark(r image.Rectangle) bool {
 	return n*50 > r.Dx()*r.Dy()
 }
 
-// layout sets d's text at size into a trimmed mask with its origin at the ink's top-left.
-func (g *generator) layout(kind string, d dialogue, fnt *sfnt.Font, size float64, style balloonStyle) (*item, error) {
-	rng := g.rng
-	face, err := newFace(fnt, size)
-	if err != nil {
-		return nil, err
-	}
-	defer face.Close()
-	it := &item{Kind: kind, D: d}
-	var m *image.Alpha
-	switch {
-	case g.lang == "ja" && (kind != KindCaption || rng.Float64() < 0.5):
-		s := parseJA(d.Source)
-		it.Text, it.Vertical = s.text(), true
-		maxLen := 5 + rng.IntN(6)
-		if style == styleSpiky {
-			maxLen = 4 + rng.IntN(4)
-		}
-		every := rng.Float64() < 0.35
-		cols := columns(s, maxLen, every)
-		for len(cols) > 5 {
-			maxLen++
-			cols = columns(s, maxLen, every)
-		}
-		var kanji font.Face
-		if g.kanji != nil && fnt == g.face {
-			if kanji, err = newFace(g.kanji, size); err != nil {
-				return nil, err
-			}
-			defer kanji.Close()
-		}
-		rs := size * uniform(rng, 0.42, 0.52)
-		rface, err := newFace(fnt, rs)
-		if err != nil {
-			return nil, err
-		}
-		defer rface.Close()
-		m = setVertical(s, cols, vstyle{
-			Face: face, Kanji: kanji, Size: size, Ruby: rface, RubySize: rs,
-			Pitch: size * uniform(rng, 1.0, 1.1), Gap: size * uniform(rng, 0.12, 0.35),
-			Centered: rng.Float64() < 0.3, TCY: rng.Float64() < 0.5,
-		})
-	case g.lang == "ja":
-		// A horizontal caption.
-		s := parseJA(d.Source)
-		it.Text = s.text()
-		m = setHorizontal(wrapLines(s, 8+rng.IntN(8)), face, size, size*1.35)
-	default:
-		s := parsePlain(d.Source, g.lang != "ko")
-		it.Text = d.Source
-		m = setHorizontal(wrapLines(s, g.lineLength(s)), face, size, size*uniform(rng, 1.2, 1.45))
-	}
-	m = trim(m, 1)
-	it.Mask = moved(m, m.Rect.Min.Mul(-1))
-	return it, nil
-}
-
-// lineLength is how many characters a horizontal line holds: balloons are about as wide as
-// tall.
-func (g *generator) lineLength(s script) int {
-	n := len(s.Glyphs)
-	l := int(math.Ceil(math.Sqrt(float64(n) * uniform(g.rng, 2, 4))))
-	if g.lang == "ko" {
-		l += 3
-	}
-	return max(4, l)
-}
-
 // placeSFX draws a sound effect's glyphs large, turned, along a slanted path, into a mask,
 // and finds it room on the art.
 func (g *generator) placeSFX(d dialogue) *item {
@@ -625,156 +580,4 @@ func (g *generator) placeSFX(d dialogue) *item {
 		return &item{Kind: KindSFX, D: d, Text: d.Source, Vertical: vertical, Mask: trim(mask, 1), SFXWhite: rng.Float64() < 0.4, Panel: pi}
 	}
 	return nil
-}
-
-// finish sorts the lettering into reading order, degrades the page and encodes it.
-func (g *generator) finish(seed int64) (Page, error) {
-	rng := g.rng
-	// Reading order: panel by panel (right to left in a row for Japanese), then top to
-	// bottom and right to left inside a panel.
-	rtl := g.lang == "ja"
-	slices.SortStableFunc(g.items, func(a, b *item) int {
-		pa, pb := g.panelOrder(a.Panel, rtl), g.panelOrder(b.Panel, rtl)
-		if pa != pb {
-			return pa - pb
-		}
-		ka, kb := readKey(a, rtl), readKey(b, rtl)
-		switch {
-		case ka < kb:
-			return -1
-		case ka > kb:
-			return 1
-		}
-		return 0
-	})
-
-	d := degradation{Format: g.opt.Format, Ink: 0, Paper: [3]float64{255, 255, 255}, Gray: g.tint == nil}
-	scale := float64(g.w) / float64(g.rw)
-	m := affine{A: scale, E: scale}
-	if !g.opt.Pristine {
-		if rng.Float64() < 0.6 {
-			d.Angle = uniform(rng, -2, 2)
-			m = rotation(pt{float64(g.w) / 2, float64(g.h) / 2}, d.Angle*math.Pi/180)
-			m = affine{A: m.A * scale, B: m.B * scale, C: m.C, D: m.D * scale, E: m.E * scale, F: m.F}
-		}
-		if rng.Float64() < 0.6 {
-			// A shrunk or small page is soft already.
-			most := 1.1
-			if g.rw != g.w || g.w < 1000 {
-				most = 0.6
-			}
-			d.Blur = uniform(rng, 0.3, most)
-		}
-		d.Noise = uniform(rng, 0, 7)
-		d.Ink = uniform(rng, 0, 45)
-		if g.tint == nil && rng.Float64() < 0.35 {
-			// A colour scan of yellowed paper.
-			d.Gray = false
-			p := uniform(rng, 228, 252)
-			d.Paper = [3]float64{p + 3, p - uniform(rng, 2, 10), p - uniform(rng, 12, 35)}
-		} else {
-			p := uniform(rng, 232, 255)
-			d.Paper = [3]float64{p, p, p}
-		}
-		d.Dust = rng.IntN(30)
-		d.Quality = 55 + rng.IntN(38)
-		if d.Format == "" {
-			d.Format = "png"
-			if rng.Float64() < 0.55 {
-				d.Format = "jpeg"
-			}
-		}
-	}
-	if d.Format == "" {
-		d.Format = "png"
-	}
-	img := d.apply(rng, g.page, g.tint, m, g.w, g.h)
-
-	var buf bytes.Buffer
-	switch d.Format {
-	case "png":
-		if err := png.Encode(&buf, img); err != nil {
-			return Page{}, fmt.Errorf("mangapage: encoding png: %w", err)
-		}
-	case "jpeg":
-		q := d.Quality
-		if q == 0 {
-			q = 92
-		}
-		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-			return Page{}, fmt.Errorf("mangapage: encoding jpeg: %w", err)
-		}
-		dec, err := jpeg.Decode(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			return Page{}, fmt.Errorf("mangapage: decoding own jpeg: %w", err)
-		}
-		img = dec
-	default:
-		return Page{}, errors.New("mangapage: format must be png or jpeg")
-	}
-	page := Page{Seed: seed, Image: img, Encoded: buf.Bytes(), Format: d.Format, Lang: g.lang}
-	out := image.Rect(0, 0, g.w, g.h)
-	for _, it := range g.items {
-		ink := transformAlpha(it.Mask, m, out)
-		b := Bubble{Kind: it.Kind, Lang: g.lang, Vertical: it.Vertical, Text: it.Text, Translation: it.D.English, Ink: ink, Box: inkBounds(ink)}
-		if it.Balloon != nil {
-			body := make([]pt, len(it.Balloon.Body))
-			for i, p := range it.Balloon.outer() {
-				body[i] = m.apply(p)
-			}
-			b.Balloon = bounds(body).Intersect(out)
-		}
-		if b.Box.Empty() {
-			continue
-		}
-		if ink != nil {
-			ink = trimmedTo(ink, b.Box.Inset(-2).Intersect(out))
-			b.Ink = ink
-		}
-		page.Bubbles = append(page.Bubbles, b)
-	}
-	page.Notes = strings.Join(append(g.notes, d.String()), ", ")
-	return page, nil
-}
-
-func (g *generator) panelOrder(i int, rtl bool) int {
-	if !rtl || i >= len(g.panels) {
-		return i
-	}
-	// Panels were made row by row, left to right; a row's panels share their top.
-	row := func(j int) int { return g.panels[j].Box.Min.Y / max(1, g.rh/40) }
-	first, last := i, i
-	for first > 0 && abs(row(first-1)-row(i)) <= 1 {
-		first--
-	}
-	for last < len(g.panels)-1 && abs(row(last+1)-row(i)) <= 1 {
-		last++
-	}
-	return first + last - i
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-func readKey(it *item, rtl bool) float64 {
-	r := it.Mask.Rect
-	x := float64(r.Min.X+r.Max.X) / 2
-	if rtl {
-		x = -x
-	}
-	return float64(r.Min.Y) + 0.3*x
-}
-
-// trimmedTo copies the part of a inside r.
-func trimmedTo(a *image.Alpha, r image.Rectangle) *image.Alpha {
-	r = r.Intersect(a.Rect)
-	out := image.NewAlpha(r)
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		copy(out.Pix[out.PixOffset(r.Min.X, y):out.PixOffset(r.Max.X, y)], a.Pix[a.PixOffset(r.Min.X, y):a.PixOffset(r.Max.X, y)])
-	}
-	return out
 }
