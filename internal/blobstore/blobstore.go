@@ -45,8 +45,31 @@ func Count(ctx context.Context, b *blob.Bucket, prefix string) (int, error) {
 	return n, err
 }
 
-// walk calls fn with the key of every blob under prefix.
+// walk calls fn once with the key of every blob under prefix. A file:// bucket lists a live
+// directory, where a write in flight is a temporary file renamed into place: it can vanish
+// between the directory's read and the look at the file, which fails the listing with NotFound.
+// The listing is then simply taken again (a few times), skipping the keys already seen.
 func walk(ctx context.Context, b *blob.Bucket, prefix string, fn func(key string) error) error {
+	seen := map[string]bool{}
+	once := func(key string) error {
+		if seen[key] {
+			return nil
+		}
+		seen[key] = true
+		return fn(key)
+	}
+	for attempt := 1; ; attempt++ {
+		err := walkOnce(ctx, b, prefix, once)
+		if err == nil || !errors.Is(err, errListing) || !IsNotFound(err) || attempt == 5 || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// errListing marks a failure of the listing itself, as opposed to fn's.
+var errListing = errors.New("listing")
+
+func walkOnce(ctx context.Context, b *blob.Bucket, prefix string, fn func(key string) error) error {
 	it := b.List(&blob.ListOptions{Prefix: prefix})
 	for {
 		obj, err := it.Next(ctx)
@@ -54,7 +77,7 @@ func walk(ctx context.Context, b *blob.Bucket, prefix string, fn func(key string
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("listing %s: %w", prefix, err)
+			return fmt.Errorf("%w %s: %w", errListing, prefix, err)
 		}
 		if obj.IsDir {
 			continue
