@@ -38,7 +38,7 @@ func spanAt(area *region, x, y int) (int, int) {
 	row := area.Mask[(y-area.Box.Min.Y)*area.Box.Dx():][:area.Box.Dx()]
 	lx := x - area.Box.Min.X
 	if lx < 0 || lx >= len(row) || !row[lx] {
-		return area.rowSpan(y)
+		return area.RowSpan(y)
 	}
 	a, b := lx, lx
 	for a > 0 && row[a-1] {

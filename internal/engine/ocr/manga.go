@@ -164,7 +164,7 @@ next:
 	for _, b := range blocks {
 		for _, o := range blocks {
 			if o != b && o.Bubble != nil && area(b.Box) < area(o.Box) && b.Box.In(o.Bubble.Box) && len(b.Lines) == 1 &&
-				o.Bubble.has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
+				o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
 				continue next
 			}
 		}

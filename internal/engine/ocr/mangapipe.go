@@ -419,7 +419,7 @@ func (e *Engine) eraseBlock(page *image.RGBA, pa *pageAnalysis, b *textBlock) {
 		for dy := -grow; dy <= grow; dy++ {
 			for dx := -grow; dx <= grow; dx++ {
 				px, py := x+dx, y+dy
-				if !(image.Point{px, py}).In(pb) || (b.Bubble != nil && !b.Bubble.has(px, py)) {
+				if !(image.Point{px, py}).In(pb) || (b.Bubble != nil && !b.Bubble.Has(px, py)) {
 					continue
 				}
 				m.bits[(py-pb.Min.Y)*m.w+(px-pb.Min.X)] = true
@@ -431,7 +431,7 @@ func (e *Engine) eraseBlock(page *image.RGBA, pa *pageAnalysis, b *textBlock) {
 		bb := b.Bubble.Box
 		for y := bb.Min.Y; y < bb.Max.Y; y++ {
 			for x := bb.Min.X; x < bb.Max.X; x++ {
-				if b.Bubble.has(x, y) && pa.gray.GrayAt(x, y).Y < paperMin {
+				if b.Bubble.Has(x, y) && pa.gray.GrayAt(x, y).Y < paperMin {
 					mark(x, y)
 				}
 			}
@@ -460,7 +460,7 @@ func bubblePaper(page *image.RGBA, bubble *region, b *textBlock) color.RGBA {
 	step := max(1, bubble.Box.Dx()/80)
 	for y := bubble.Box.Min.Y; y < bubble.Box.Max.Y; y += step {
 		for x := bubble.Box.Min.X; x < bubble.Box.Max.X; x += step {
-			if !bubble.has(x, y) || (image.Point{x, y}).In(b.Box) {
+			if !bubble.Has(x, y) || (image.Point{x, y}).In(b.Box) {
 				continue
 			}
 			c := page.RGBAAt(x, y)
@@ -488,14 +488,14 @@ func (e *Engine) letterBlock(page *image.RGBA, b *textBlock, text, lang string) 
 	if isCJK(lang) && b.Vertical {
 		box := b.Box
 		if b.Bubble != nil {
-			box = largestBox(b.Bubble.erode(max(2, b.Char/3)), b.Box)
+			box = largestBox(b.Bubble.Erode(max(2, b.Char/3)), b.Box)
 		}
 		l.drawVertical(page, box, float64(b.Char), ink)
 		return corners(box)
 	}
 	var area *region
 	if b.Bubble != nil {
-		area = b.Bubble.erode(max(2, b.Char/4))
+		area = b.Bubble.Erode(max(2, b.Char/4))
 		if area.Area < area.Box.Dx() { // a sliver: fall back to the lettering's own box
 			area = nil
 		}
@@ -510,7 +510,7 @@ func (e *Engine) letterBlock(page *image.RGBA, b *textBlock, text, lang string) 
 	lay := l.fitShape(area, float64(b.Char)*0.85, minReadable)
 	lay.draw(page, ink)
 	var pts []engine.Point
-	for _, p := range area.outline(max(4, area.Box.Dy()/24)) {
+	for _, p := range area.Outline(max(4, area.Box.Dy()/24)) {
 		pts = append(pts, engine.Point{X: p.X, Y: p.Y})
 	}
 	return pts
@@ -521,7 +521,7 @@ func largestBox(area *region, inner image.Rectangle) image.Rectangle {
 	box := inner
 	fits := func(r image.Rectangle) bool {
 		for _, p := range []image.Point{r.Min, {r.Max.X - 1, r.Min.Y}, {r.Min.X, r.Max.Y - 1}, r.Max.Sub(image.Pt(1, 1))} {
-			if !area.has(p.X, p.Y) {
+			if !area.Has(p.X, p.Y) {
 				return false
 			}
 		}
