@@ -2,6 +2,7 @@ package page
 
 import (
 	"image"
+	"image/color"
 	"slices"
 )
 
@@ -93,4 +94,65 @@ func (r *Mask) Outline(step int) []image.Point {
 	}
 	slices.Reverse(right)
 	return append(left, right...)
+}
+
+// Polygon is the mask of the pixels inside a polygon (even-odd rule, sampled at pixel centres):
+// a transcript's shape made into an area again.
+func Polygon(pts []image.Point) *Mask {
+	if len(pts) < 3 {
+		return nil
+	}
+	box := image.Rectangle{Min: pts[0], Max: pts[0]}
+	for _, p := range pts[1:] {
+		box.Min.X, box.Min.Y = min(box.Min.X, p.X), min(box.Min.Y, p.Y)
+		box.Max.X, box.Max.Y = max(box.Max.X, p.X), max(box.Max.Y, p.Y)
+	}
+	m := &Mask{Box: box, Mask: make([]bool, box.Dx()*box.Dy())}
+	var xs []float64
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		cy := float64(y) + 0.5
+		xs = xs[:0]
+		for i, a := range pts {
+			b := pts[(i+1)%len(pts)]
+			if (float64(a.Y) <= cy) != (float64(b.Y) <= cy) {
+				xs = append(xs, float64(a.X)+(cy-float64(a.Y))*float64(b.X-a.X)/float64(b.Y-a.Y))
+			}
+		}
+		slices.Sort(xs)
+		for k := 0; k+1 < len(xs); k += 2 {
+			for x := box.Min.X; x < box.Max.X; x++ {
+				if cx := float64(x) + 0.5; cx >= xs[k] && cx < xs[k+1] && !m.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] {
+					m.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+					m.Area++
+				}
+			}
+		}
+	}
+	return m
+}
+
+// Paper is the median colour of an area's paper: its pixels away from the lettering's box, or
+// fallback when the area has none.
+func Paper(img *image.RGBA, area *Mask, lettering image.Rectangle, fallback color.RGBA) color.RGBA {
+	var rs, gs, bs []uint8
+	step := max(1, area.Box.Dx()/80)
+	for y := area.Box.Min.Y; y < area.Box.Max.Y; y += step {
+		for x := area.Box.Min.X; x < area.Box.Max.X; x += step {
+			if !area.Has(x, y) || (image.Point{x, y}).In(lettering) || !(image.Point{x, y}).In(img.Bounds()) {
+				continue
+			}
+			c := img.RGBAAt(x, y)
+			rs, gs, bs = append(rs, c.R), append(gs, c.G), append(bs, c.B)
+		}
+	}
+	if len(rs) == 0 {
+		return fallback
+	}
+	med := func(v []uint8) uint8 { slices.Sort(v); return v[len(v)/2] }
+	return color.RGBA{med(rs), med(gs), med(bs), 255}
+}
+
+// NewMask is an empty mask over r.
+func NewMask(r image.Rectangle) *Mask {
+	return &Mask{Box: r, Mask: make([]bool, r.Dx()*r.Dy())}
 }

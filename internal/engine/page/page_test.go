@@ -77,3 +77,18 @@ func TestGray(t *testing.T) {
 		t.Fatalf("Gray = %v, want [76 255]", g.Pix)
 	}
 }
+
+// A shape from a transcript is an area again: a right triangle holds half its box, and a point
+// on the far side of its hypotenuse is outside.
+func TestPolygon(t *testing.T) {
+	m := Polygon([]image.Point{{0, 0}, {100, 0}, {0, 100}})
+	if m.Box != image.Rect(0, 0, 100, 100) {
+		t.Fatalf("box %v", m.Box)
+	}
+	if m.Area < 4900 || m.Area > 5100 || !m.Has(10, 10) || m.Has(80, 80) {
+		t.Fatalf("area %d, has(10,10)=%v has(80,80)=%v", m.Area, m.Has(10, 10), m.Has(80, 80))
+	}
+	if Polygon([]image.Point{{1, 1}, {5, 5}}) != nil {
+		t.Fatal("two points make no area")
+	}
+}
