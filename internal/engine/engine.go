@@ -86,6 +86,13 @@ type DetectionCandidate struct {
 
 // TranscriptBlock is one bubble, caption or run of free text.
 type TranscriptBlock struct {
+	// ID names the block in its page, stable across re-lettering ("b1", "b2", … in reading
+	// order), so that an edited transcript can say which block it changes.
+	ID string `json:"id,omitempty"`
+	// Status is how far the block went: "found", "read", "translated", "lettered" or "skipped"
+	// (then Reason says why).
+	Status string `json:"status,omitempty"`
+	Reason string `json:"reason,omitempty"`
 	// Box is the lettering's bounding box in page pixels.
 	Box Rect `json:"box"`
 	// Shape is the outline of the area the translation was lettered into (a bubble's interior,

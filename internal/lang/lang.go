@@ -227,3 +227,13 @@ func FromISO6393(code string) (string, bool) {
 	c, ok := fromISO6393[code]
 	return c, ok
 }
+
+// IsCJK reports whether a language is written in CJK scripts without spaces between words,
+// which decides both the font and how lines are broken.
+func IsCJK(code string) bool {
+	switch code {
+	case "ja", "ko", "zh-Hans", "zh-Hant":
+		return true
+	}
+	return false
+}

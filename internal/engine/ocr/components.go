@@ -2,26 +2,21 @@ package ocr
 
 import (
 	"image"
-	"slices"
+	"image/color"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
 // This file holds the pixel analysis that manga pages need before any OCR: ink and paper, the
 // connected pieces of each, and the light regions (bubbles) that enclose lettering.
 
-// grayOf converts the page to 8-bit luminance.
-func grayOf(page *image.RGBA) *image.Gray {
-	b := page.Bounds()
-	g := image.NewGray(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		src := page.Pix[page.PixOffset(b.Min.X, y):]
-		dst := g.Pix[g.PixOffset(b.Min.X, y):]
-		for x := 0; x < b.Dx(); x++ {
-			r, gg, bl := int(src[4*x]), int(src[4*x+1]), int(src[4*x+2])
-			dst[x] = uint8((299*r + 587*gg + 114*bl) / 1000)
-		}
-	}
-	return g
+// bubblePaper is the median colour of a bubble's paper, away from block b's lettering.
+func bubblePaper(img *image.RGBA, bubble *region, b *textBlock) color.RGBA {
+	return page.Paper(img, bubble, b.Box, b.Paper)
 }
+
+// grayOf converts the page to 8-bit luminance.
+func grayOf(img *image.RGBA) *image.Gray { return page.Gray(img) }
 
 // paperLevel estimates the brightness of the page's paper: a high percentile, so that ink, tone
 // and art do not pull it down and a few specks of pure white do not push it up.
@@ -185,19 +180,8 @@ func label(m *bitmap, eight bool) *labels {
 	return l
 }
 
-// region is a set of pixels inside a box, as a mask over the box.
-type region struct {
-	Box  image.Rectangle
-	Mask []bool // Box.Dx()*Box.Dy(), row-major
-	Area int
-}
-
-func (r *region) has(x, y int) bool {
-	if !(image.Point{x, y}).In(r.Box) {
-		return false
-	}
-	return r.Mask[(y-r.Box.Min.Y)*r.Box.Dx()+(x-r.Box.Min.X)]
-}
+// region is the page model's mask: a set of pixels inside a box.
+type region = page.Mask
 
 // filledRegion is the component n of l with its holes filled: the pixels of its box that the box's
 // border cannot reach without crossing the component. For a bubble's paper that is the whole
@@ -251,78 +235,22 @@ func filledRegion(l *labels, n int32) *region {
 	return r
 }
 
-// rowSpan is the widest run of region pixels on row y, as [x0, x1).
-func (r *region) rowSpan(y int) (int, int) {
-	if y < r.Box.Min.Y || y >= r.Box.Max.Y {
-		return 0, 0
-	}
-	row := r.Mask[(y-r.Box.Min.Y)*r.Box.Dx():][:r.Box.Dx()]
-	best0, best1, start := 0, 0, -1
-	for x := 0; x <= len(row); x++ {
-		if x < len(row) && row[x] {
-			if start < 0 {
-				start = x
-			}
-			continue
+// minInkContrast is the least difference, in 8-bit levels of the most differing channel,
+// between lettering and its background for a word to count as text.
+const minInkContrast = 60
+
+// localContrast is how far the most distinct pixel inside box stands from the median colour of
+// a ring around it.
+func localContrast(img *image.RGBA, box image.Rectangle) int {
+	_, bg := page.Background(img, box)
+	best := 0
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			best = max(best, page.ColorDist(img.RGBAAt(x, y), bg))
 		}
-		if start >= 0 && x-start > best1-best0 {
-			best0, best1 = start, x
-		}
-		start = -1
 	}
-	return r.Box.Min.X + best0, r.Box.Min.X + best1
+	return best
 }
 
-// erode shrinks the region by d pixels (a square structuring element, done as two 1-D passes of
-// running minimums), so lettering keeps a margin from the bubble's outline.
-func (r *region) erode(d int) *region {
-	if d <= 0 {
-		return r
-	}
-	w, h := r.Box.Dx(), r.Box.Dy()
-	pass := func(src []bool, horizontal bool) []bool {
-		out := make([]bool, len(src))
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				keep := true
-				for k := -d; k <= d && keep; k++ {
-					xx, yy := x, y
-					if horizontal {
-						xx += k
-					} else {
-						yy += k
-					}
-					if xx < 0 || yy < 0 || xx >= w || yy >= h || !src[yy*w+xx] {
-						keep = false
-					}
-				}
-				out[y*w+x] = keep
-			}
-		}
-		return out
-	}
-	m := pass(pass(r.Mask, true), false)
-	out := &region{Box: r.Box, Mask: m}
-	for _, v := range m {
-		if v {
-			out.Area++
-		}
-	}
-	return out
-}
-
-// outline traces the region's boundary coarsely as a polygon: for every few rows, the left end of
-// its widest run going down and the right end coming back up. It is what the transcript reports
-// as a bubble's shape.
-func (r *region) outline(step int) []image.Point {
-	var left, right []image.Point
-	for y := r.Box.Min.Y; y < r.Box.Max.Y; y += max(1, step) {
-		x0, x1 := r.rowSpan(y)
-		if x1 > x0 {
-			left = append(left, image.Pt(x0, y))
-			right = append(right, image.Pt(x1, y))
-		}
-	}
-	slices.Reverse(right)
-	return append(left, right...)
-}
+// colorDiff is page.ColorDist, for the functions of this package whose page is "page".
+var colorDiff = page.ColorDist

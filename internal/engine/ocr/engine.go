@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/job"
 )
@@ -23,7 +24,7 @@ import (
 // Engine implements engine.Engine offline. It is safe for concurrent use.
 type Engine struct {
 	tess  *tesseract
-	fonts *fonts
+	fonts *letter.Fonts
 	modes map[string]Mode
 	log   *slog.Logger
 	// langs maps installed service language codes to Tesseract data names.
@@ -76,7 +77,7 @@ func New(cfg Config) (*Engine, error) {
 	if len(e.langs) == 0 {
 		return nil, fmt.Errorf("tesseract at %s has no language data the service can use (found %v): apt-get install tesseract-ocr-eng", path, installed)
 	}
-	if e.fonts, err = loadFonts(cfg); err != nil {
+	if e.fonts, err = letter.LoadFonts(letter.FontPaths{Primary: cfg.FontPath, Fallback: cfg.FallbackFontPath, Comic: cfg.ComicFontPath, CJK: cfg.CJKFontPath}); err != nil {
 		return nil, err
 	}
 
@@ -119,7 +120,7 @@ func (e *Engine) plan(src, dst, mode string) (planned, error) {
 	if !ok {
 		return planned{}, &engine.UnsupportedError{Reason: fmt.Sprintf("mode %q is not offered", mode), Supported: sortedKeys(e.modes)}
 	}
-	if !e.fonts.canWrite(dst) {
+	if !e.fonts.CanWrite(dst) {
 		return planned{}, &engine.UnsupportedError{
 			Reason:    fmt.Sprintf("no font can letter %q (install fonts-noto-cjk)", dst),
 			Supported: e.targets(m.Translator),
@@ -219,7 +220,7 @@ func (e *Engine) pairs(t translator.Translator) []string {
 	var out []string
 	if ps := t.Pairs(); ps != nil {
 		for _, p := range ps {
-			if _, ok := e.langs[p.Src]; ok && e.fonts.canWrite(p.Dst) {
+			if _, ok := e.langs[p.Src]; ok && e.fonts.CanWrite(p.Dst) {
 				out = append(out, p.String())
 			}
 		}
@@ -236,13 +237,13 @@ func (e *Engine) targets(t translator.Translator) []string {
 	seen := map[string]bool{}
 	if ps := t.Pairs(); ps != nil {
 		for _, p := range ps {
-			if e.fonts.canWrite(p.Dst) {
+			if e.fonts.CanWrite(p.Dst) {
 				seen[p.Dst] = true
 			}
 		}
 	} else {
 		for _, c := range translator.KnownLanguages() {
-			if e.fonts.canWrite(c) {
+			if e.fonts.CanWrite(c) {
 				seen[c] = true
 			}
 		}

@@ -41,15 +41,9 @@ func scriptOf(code string) string {
 	return "Latin"
 }
 
-// isCJK reports whether a language is written without spaces between words in CJK scripts,
-// which decides both the font and how lines are broken.
-func isCJK(code string) bool {
-	switch code {
-	case "ja", "ko", "zh-Hans", "zh-Hant":
-		return true
-	}
-	return false
-}
+// isCJK is lang.IsCJK, named so here because this package's functions call their language
+// argument "lang".
+var isCJK = lang.IsCJK
 
 // stopwords are frequent short words that tell Latin-script languages apart in a handful of
 // speech bubbles, where OCR has already done the hard part.

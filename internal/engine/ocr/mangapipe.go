@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/clean"
+	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 )
 
@@ -407,139 +408,32 @@ func languageName(code string) string {
 	return code
 }
 
-// eraseBlock removes a block's lettering, furigana included. Inside a bubble everything that is
-// not paper (strokes grown over their anti-aliased fringe, stray punctuation) takes the bubble's
-// own paper colour, and the outline is never touched; on art the strokes are rebuilt from their
-// surroundings.
-func (e *Engine) eraseBlock(page *image.RGBA, pa *pageAnalysis, b *textBlock) {
-	grow := max(1, b.Char/12)
-	pb := page.Bounds()
-	m := newMask(pb)
-	mark := func(x, y int) {
-		for dy := -grow; dy <= grow; dy++ {
-			for dx := -grow; dx <= grow; dx++ {
-				px, py := x+dx, y+dy
-				if !(image.Point{px, py}).In(pb) || (b.Bubble != nil && !b.Bubble.has(px, py)) {
-					continue
-				}
-				m.bits[(py-pb.Min.Y)*m.w+(px-pb.Min.X)] = true
-			}
-		}
-	}
+// eraseBlock removes a block's lettering, furigana included.
+func (e *Engine) eraseBlock(img *image.RGBA, pa *pageAnalysis, b *textBlock) {
+	t := clean.Target{Box: b.Box, Char: b.Char, Ink: &region{Box: b.Box, Mask: b.ink}, Bubble: b.Bubble}
 	if b.Bubble != nil {
-		paperMin := uint8(max(120, int(pa.paper)-45))
-		bb := b.Bubble.Box
-		for y := bb.Min.Y; y < bb.Max.Y; y++ {
-			for x := bb.Min.X; x < bb.Max.X; x++ {
-				if b.Bubble.has(x, y) && pa.gray.GrayAt(x, y).Y < paperMin {
-					mark(x, y)
-				}
-			}
-		}
-		paper := bubblePaper(page, b.Bubble, b)
-		for i, on := range m.bits {
-			if on {
-				page.SetRGBA(pb.Min.X+i%m.w, pb.Min.Y+i/m.w, paper)
-			}
-		}
-		return
+		t.Paper = bubblePaper(img, b.Bubble, b)
 	}
-	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
-		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
-			if b.inkAt(x, y) {
-				mark(x, y)
-			}
-		}
-	}
-	fill(page, m)
-}
-
-// bubblePaper is the median colour of a bubble's paper: its pixels away from the lettering.
-func bubblePaper(page *image.RGBA, bubble *region, b *textBlock) color.RGBA {
-	var rs, gs, bs []uint8
-	step := max(1, bubble.Box.Dx()/80)
-	for y := bubble.Box.Min.Y; y < bubble.Box.Max.Y; y += step {
-		for x := bubble.Box.Min.X; x < bubble.Box.Max.X; x += step {
-			if !bubble.has(x, y) || (image.Point{x, y}).In(b.Box) {
-				continue
-			}
-			c := page.RGBAAt(x, y)
-			rs, gs, bs = append(rs, c.R), append(gs, c.G), append(bs, c.B)
-		}
-	}
-	if len(rs) == 0 {
-		return b.Paper
-	}
-	med := func(v []uint8) uint8 { slices.Sort(v); return v[len(v)/2] }
-	return color.RGBA{med(rs), med(gs), med(bs), 255}
+	clean.Block(img, pa.gray, pa.paper, t)
 }
 
 // letterBlock letters text for block b and returns the outline of the area it used.
-func (e *Engine) letterBlock(page *image.RGBA, b *textBlock, text, lang string) []engine.Point {
-	long := max(page.Bounds().Dx(), page.Bounds().Dy())
-	minReadable := max(float64(minFontPx)+2, float64(long)/110)
-	l := letterer{fnt: e.fonts.forBubble(lang, text), cjk: isCJK(lang), text: text}
-	ink := color.RGBA{0, 0, 0, 255}
-	paper := b.Paper
+func (e *Engine) letterBlock(img *image.RGBA, b *textBlock, text, lang string) []engine.Point {
+	t := letter.Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical}
 	if b.Bubble != nil {
-		paper = bubblePaper(page, b.Bubble, b)
-	}
-	ink = inkFor(ink, paper, true)
-	if isCJK(lang) && b.Vertical {
-		box := b.Box
-		if b.Bubble != nil {
-			box = largestBox(b.Bubble.erode(max(2, b.Char/3)), b.Box)
+		t.Paper = bubblePaper(img, b.Bubble, b)
+		// A column of CJK keeps a wider margin from the outline than lines across.
+		margin := max(2, b.Char/4)
+		if isCJK(lang) && b.Vertical {
+			margin = max(2, b.Char/3)
 		}
-		l.drawVertical(page, box, float64(b.Char), ink)
-		return corners(box)
+		t.Area = b.Bubble.Erode(margin)
 	}
-	var area *region
-	if b.Bubble != nil {
-		area = b.Bubble.erode(max(2, b.Char/4))
-		if area.Area < area.Box.Dx() { // a sliver: fall back to the lettering's own box
-			area = nil
-		}
-	}
-	if area == nil {
-		box := b.Box.Inset(-b.Char / 2).Intersect(page.Bounds())
-		area = &region{Box: box, Mask: make([]bool, box.Dx()*box.Dy()), Area: box.Dx() * box.Dy()}
-		for i := range area.Mask {
-			area.Mask[i] = true
-		}
-	}
-	lay := l.fitShape(area, float64(b.Char)*0.85, minReadable)
-	lay.draw(page, ink)
 	var pts []engine.Point
-	for _, p := range area.outline(max(4, area.Box.Dy()/24)) {
+	for _, p := range e.fonts.Block(img, t, text, lang) {
 		pts = append(pts, engine.Point{X: p.X, Y: p.Y})
 	}
 	return pts
-}
-
-// largestBox is the box around the centre of inner that the area holds, grown from inner.
-func largestBox(area *region, inner image.Rectangle) image.Rectangle {
-	box := inner
-	fits := func(r image.Rectangle) bool {
-		for _, p := range []image.Point{r.Min, {r.Max.X - 1, r.Min.Y}, {r.Min.X, r.Max.Y - 1}, r.Max.Sub(image.Pt(1, 1))} {
-			if !area.has(p.X, p.Y) {
-				return false
-			}
-		}
-		return true
-	}
-	for range 200 {
-		grown := false
-		for _, d := range []image.Rectangle{{image.Pt(-1, 0), image.Pt(0, 0)}, {image.Pt(0, 0), image.Pt(1, 0)}, {image.Pt(0, -1), image.Pt(0, 0)}, {image.Pt(0, 0), image.Pt(0, 1)}} {
-			r := image.Rectangle{box.Min.Add(d.Min), box.Max.Add(d.Max)}
-			if fits(r) {
-				box, grown = r, true
-			}
-		}
-		if !grown {
-			break
-		}
-	}
-	return box
 }
 
 func rectOf(r image.Rectangle) engine.Rect {

@@ -25,15 +25,7 @@ func prepare(page *image.RGBA, effort Effort) ocrView {
 	case long < 1200:
 		scale = 2
 	}
-	gray := image.NewGray(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		src := page.Pix[page.PixOffset(b.Min.X, y):]
-		dst := gray.Pix[gray.PixOffset(b.Min.X, y):]
-		for x := 0; x < b.Dx(); x++ {
-			r, g, bl := int(src[4*x]), int(src[4*x+1]), int(src[4*x+2])
-			dst[x] = uint8((299*r + 587*g + 114*bl) / 1000)
-		}
-	}
+	gray := grayOf(page)
 	if scale == 1 {
 		return ocrView{Gray: gray, Scale: 1}
 	}

@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/clean"
+	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
@@ -309,7 +311,7 @@ func unshout(s string) (string, bool) {
 
 // render erases the original lettering of the translated blocks and letters the translations.
 func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang string) int {
-	m := newMask(page.Bounds())
+	m := &region{Box: page.Bounds(), Mask: make([]bool, page.Bounds().Dx()*page.Bounds().Dy())}
 	type style struct {
 		bg, ink color.RGBA
 		hasInk  bool
@@ -319,10 +321,10 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 		if i >= len(texts) || strings.TrimSpace(texts[i]) == "" {
 			continue // nothing to put back: keep the original rather than leave a hole
 		}
-		var best glyphStats
+		var best clean.GlyphStats
 		for _, l := range b.Lines {
 			for _, w := range l.Words {
-				st := markGlyphs(page, m, w.Box)
+				st := clean.Glyphs(page, m, w.Box)
 				if st.InkPixels > best.InkPixels {
 					best = st
 				}
@@ -330,7 +332,7 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 		}
 		styles[i] = style{bg: best.Background, ink: best.Ink, hasInk: best.InkPixels > 0}
 	}
-	fill(page, m)
+	clean.Fill(page, m)
 
 	n := 0
 	for i, b := range blocks {
@@ -343,11 +345,9 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 		}
 		area := e.areaFor(page, blocks, i, styles[i].bg, lh)
 		text := texts[i]
-		l := letterer{fnt: e.fonts.forText(lang, text), cjk: isCJK(lang), text: text}
 		// A word box spans about 0.8 em (cap height plus some descenders); the translation may
 		// not grow past the original lettering's size, only shrink to fit.
-		lay := l.fit(area, float64(lh)/0.8*1.1)
-		lay.draw(page, area, inkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
+		e.fonts.Box(page, area, text, lang, float64(lh)/0.8*1.1, letter.InkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
 		n++
 	}
 	return n
@@ -371,7 +371,7 @@ func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA,
 		}
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			for x := r.Min.X; x < r.Max.X; x++ {
-				if colorDist(page.RGBAAt(x, y), bg) > 40 {
+				if colorDiff(page.RGBAAt(x, y), bg) > 40 {
 					return false
 				}
 			}

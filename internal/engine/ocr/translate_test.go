@@ -46,7 +46,7 @@ func assertUntouched(t *testing.T, in *image.RGBA, out image.Image, regions []im
 			total++
 			r1, g1, b1, _ := out.At(x, y).RGBA()
 			c := in.RGBAAt(x, y)
-			if colorDist(color.RGBA{uint8(r1 >> 8), uint8(g1 >> 8), uint8(b1 >> 8), 255}, c) > tol {
+			if colorDiff(color.RGBA{uint8(r1 >> 8), uint8(g1 >> 8), uint8(b1 >> 8), 255}, c) > tol {
 				bad++
 			}
 		}
@@ -114,7 +114,7 @@ func hasColor(img image.Image, c color.RGBA, tol int) bool {
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			r, g, bl, _ := img.At(x, y).RGBA()
-			if colorDist(color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}, c) <= tol {
+			if colorDiff(color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}, c) <= tol {
 				return true
 			}
 		}

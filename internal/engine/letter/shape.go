@@ -1,4 +1,4 @@
-package ocr
+package letter
 
 import (
 	"image"
@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
 // Lettering into a bubble's shape. A translation into English is longer than the Japanese and
@@ -31,14 +33,14 @@ type shapeLayout struct {
 }
 
 // spanAt is the run of the area containing x on row y, or the widest run when x is outside.
-func spanAt(area *region, x, y int) (int, int) {
+func spanAt(area *page.Mask, x, y int) (int, int) {
 	if y < area.Box.Min.Y || y >= area.Box.Max.Y {
 		return 0, 0
 	}
 	row := area.Mask[(y-area.Box.Min.Y)*area.Box.Dx():][:area.Box.Dx()]
 	lx := x - area.Box.Min.X
 	if lx < 0 || lx >= len(row) || !row[lx] {
-		return area.rowSpan(y)
+		return area.RowSpan(y)
 	}
 	a, b := lx, lx
 	for a > 0 && row[a-1] {
@@ -51,7 +53,7 @@ func spanAt(area *region, x, y int) (int, int) {
 }
 
 // bandSpan is the horizontal room all rows of [y0, y1) share around x.
-func bandSpan(area *region, x, y0, y1 int) (int, int) {
+func bandSpan(area *page.Mask, x, y0, y1 int) (int, int) {
 	lo, hi := -1<<30, 1<<30
 	for _, y := range []int{y0, (y0 + y1) / 2, y1 - 1} {
 		a, b := spanAt(area, x, y)
@@ -64,7 +66,7 @@ func bandSpan(area *region, x, y0, y1 int) (int, int) {
 }
 
 // centroid is the mean position of the area's pixels.
-func centroid(area *region) image.Point {
+func centroid(area *page.Mask) image.Point {
 	var sx, sy, n int
 	w := area.Box.Dx()
 	for i, on := range area.Mask {
@@ -81,7 +83,7 @@ func centroid(area *region) image.Point {
 }
 
 // tryShape sets toks at one face and leading in area, returning false when they do not fit.
-func tryShape(face font.Face, toks []string, area *region, center image.Point, leading float64, hyphenate bool) (shapeLayout, bool) {
+func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point, leading float64, hyphenate bool) (shapeLayout, bool) {
 	m := face.Metrics()
 	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * leading)
 	if lineH <= 0 {
@@ -148,7 +150,7 @@ func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string
 
 // fitShape finds the largest size in [minReadable, maxSize] that fits text into area, trying
 // normal then tight leading, then hyphenation, and only then sizes down to half of minReadable.
-func (l *letterer) fitShape(area *region, maxSize, minReadable float64) shapeLayout {
+func (l *letterer) fitShape(area *page.Mask, maxSize, minReadable float64) shapeLayout {
 	toks := strings.Fields(l.text)
 	center := centroid(area)
 	search := func(lo, hi, leading float64, hyph bool) (shapeLayout, bool) {

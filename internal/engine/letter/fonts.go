@@ -1,4 +1,4 @@
-package ocr
+package letter
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/font/sfnt"
+
+	"github.com/vtsproject/vts/internal/lang"
 )
 
 // Default font locations of the Debian packages fonts-noto-core, fonts-noto-cjk and
@@ -33,9 +35,14 @@ var (
 	}
 )
 
-// fonts holds the parsed typefaces. CJK collections hold one face per region; the face is
+// FontPaths names the typefaces to load; an empty path takes the Debian package's default.
+type FontPaths struct {
+	Primary, Fallback, Comic, CJK string
+}
+
+// Fonts holds the parsed typefaces. CJK collections hold one face per region; the face is
 // chosen by target language because the same code point has different preferred glyphs.
-type fonts struct {
+type Fonts struct {
 	primary  *sfnt.Font
 	comic    *sfnt.Font
 	fallback *sfnt.Font
@@ -54,15 +61,16 @@ func firstExisting(configured string, defaults []string) string {
 	return ""
 }
 
-func loadFonts(cfg Config) (*fonts, error) {
-	f := &fonts{cjk: map[string]*sfnt.Font{}}
+// LoadFonts parses the typefaces, and says which package to install when none is found.
+func LoadFonts(cfg FontPaths) (*Fonts, error) {
+	f := &Fonts{cjk: map[string]*sfnt.Font{}}
 	var err error
-	if p := firstExisting(cfg.FontPath, defaultFonts); p != "" {
+	if p := firstExisting(cfg.Primary, defaultFonts); p != "" {
 		if f.primary, err = parseFont(p); err != nil {
 			return nil, err
 		}
 	}
-	if p := firstExisting(cfg.FallbackFontPath, defaultFallbackFonts); p != "" {
+	if p := firstExisting(cfg.Fallback, defaultFallbackFonts); p != "" {
 		if f.fallback, err = parseFont(p); err != nil {
 			return nil, err
 		}
@@ -74,12 +82,12 @@ func loadFonts(cfg Config) (*fonts, error) {
 		return nil, fmt.Errorf("no font found (looked for %s and %s): apt-get install fonts-noto-core or fonts-dejavu-core, or set FontPath",
 			strings.Join(defaultFonts, ", "), strings.Join(defaultFallbackFonts, ", "))
 	}
-	if p := firstExisting(cfg.ComicFontPath, defaultComicFonts); p != "" {
+	if p := firstExisting(cfg.Comic, defaultComicFonts); p != "" {
 		if f.comic, err = parseFont(p); err != nil {
 			return nil, err
 		}
 	}
-	if p := firstExisting(cfg.CJKFontPath, defaultCJKFonts); p != "" {
+	if p := firstExisting(cfg.CJK, defaultCJKFonts); p != "" {
 		if err := f.loadCJK(p); err != nil {
 			return nil, err
 		}
@@ -101,7 +109,7 @@ func parseFont(path string) (*sfnt.Font, error) {
 
 // loadCJK reads a font or a collection such as NotoSansCJK-Bold.ttc, whose members are named
 // "Noto Sans CJK JP", "... KR", "... SC", "... TC".
-func (f *fonts) loadCJK(path string) error {
+func (f *Fonts) loadCJK(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading CJK font: %w", err)
@@ -125,15 +133,15 @@ func (f *fonts) loadCJK(path string) error {
 		if strings.Contains(name, "Mono") {
 			continue
 		}
-		for suffix, lang := range regions {
-			if strings.HasSuffix(name, suffix) && f.cjk[lang] == nil {
-				f.cjk[lang] = fnt
+		for suffix, code := range regions {
+			if strings.HasSuffix(name, suffix) && f.cjk[code] == nil {
+				f.cjk[code] = fnt
 			}
 		}
 	}
-	for _, lang := range []string{"ja", "ko", "zh-Hans", "zh-Hant"} {
-		if f.cjk[lang] == nil {
-			f.cjk[lang] = any
+	for _, code := range []string{"ja", "ko", "zh-Hans", "zh-Hant"} {
+		if f.cjk[code] == nil {
+			f.cjk[code] = any
 		}
 	}
 	return nil
@@ -141,9 +149,9 @@ func (f *fonts) loadCJK(path string) error {
 
 // forText picks the face for a translation into lang: the CJK face for CJK targets, else the
 // primary font when it has every glyph of text, else the fallback when that does.
-func (f *fonts) forText(lang, text string) *sfnt.Font {
-	if isCJK(lang) && f.cjk[lang] != nil {
-		return f.cjk[lang]
+func (f *Fonts) forText(target, text string) *sfnt.Font {
+	if lang.IsCJK(target) && f.cjk[target] != nil {
+		return f.cjk[target]
 	}
 	if covers(f.primary, text) || f.fallback == nil {
 		return f.primary
@@ -155,17 +163,17 @@ func (f *fonts) forText(lang, text string) *sfnt.Font {
 }
 
 // forBubble picks the face for lettering a bubble: the comic face when it has every glyph.
-func (f *fonts) forBubble(lang, text string) *sfnt.Font {
-	if !isCJK(lang) && f.comic != nil && covers(f.comic, text) {
+func (f *Fonts) forBubble(target, text string) *sfnt.Font {
+	if !lang.IsCJK(target) && f.comic != nil && covers(f.comic, text) {
 		return f.comic
 	}
-	return f.forText(lang, text)
+	return f.forText(target, text)
 }
 
-// canWrite reports whether some loaded font can letter lang.
-func (f *fonts) canWrite(lang string) bool {
-	if isCJK(lang) {
-		return f.cjk[lang] != nil
+// CanWrite reports whether some loaded font can letter lang.
+func (f *Fonts) CanWrite(target string) bool {
+	if lang.IsCJK(target) {
+		return f.cjk[target] != nil
 	}
 	return true
 }

@@ -1,4 +1,4 @@
-package ocr
+package letter
 
 import (
 	"image"
@@ -209,9 +209,9 @@ func contrast(a, b color.RGBA) float64 {
 	return (la + 0.05) / (lb + 0.05)
 }
 
-// inkFor keeps the original lettering colour when it still reads well on the background, and
+// InkFor keeps the original lettering colour when it still reads well on the background, and
 // otherwise takes black or white, whichever contrasts more.
-func inkFor(original, bg color.RGBA, haveOriginal bool) color.RGBA {
+func InkFor(original, bg color.RGBA, haveOriginal bool) color.RGBA {
 	if haveOriginal && contrast(original, bg) >= 3 {
 		return original
 	}
