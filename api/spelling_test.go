@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
 // A job named by another spelling of its ID (upper case, as Swift's UUID.uuidString gives, or

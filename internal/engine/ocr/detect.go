@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -183,10 +184,10 @@ func scriptOfCJK(lang string) string {
 	return "Han"
 }
 
-// latinLook is the Tesseract model that reads a page's lettering as Latin under auto: the Latin
+// latinModel is the Tesseract model that reads a page's lettering as Latin under auto: the Latin
 // candidates' models together (at most three, to bound the pass), or English's alone when no
 // Latin language can be translated, so a Latin page is still never taken for CJK.
-func (e *Engine) latinLook(p planned) (model string, langs []string) {
+func (e *Engine) latinModel(p planned) (model string, langs []string) {
 	var models []string
 	for _, c := range p.candidates {
 		m := e.langs[c]
@@ -312,15 +313,7 @@ func describe(d *engine.Detection, evs ...*evidence) {
 			d.Candidates = append(d.Candidates, ev.candidate())
 		}
 	}
-	slices.SortStableFunc(d.Candidates, func(a, b engine.DetectionCandidate) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(d.Candidates, func(a, b engine.DetectionCandidate) int { return cmp.Compare(b.Score, a.Score) })
 }
 
 // latinDetection completes, for a page the Latin pipeline translated as lang, the evidence of

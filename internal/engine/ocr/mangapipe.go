@@ -55,7 +55,7 @@ func (e *Engine) readCJK(ctx context.Context, page *image.RGBA, p planned) (*cjk
 	}
 	// latinLook reads the page as Latin and, when decisive, reports whether that settles it.
 	latinLook := func(decisive bool) (bool, error) {
-		model, langs := e.latinLook(p)
+		model, langs := e.latinModel(p)
 		if model == "" {
 			return false, nil
 		}
