@@ -27,6 +27,11 @@ func TestJobHistoryReplays(t *testing.T) {
 		t.Fatalf("job ended %+v", last)
 	}
 	ctx := context.Background()
+	// The job reads completed before its workflow has scheduled the expiry and closed: the
+	// history is whole only once the workflow has.
+	if err := env.Temporal.GetWorkflow(ctx, job.WorkflowID(a.JobID), "").Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
 	hist := &historypb.History{}
 	it := env.Temporal.GetWorkflowHistory(ctx, job.WorkflowID(a.JobID), "", false, 0)
 	for it.HasNext() {

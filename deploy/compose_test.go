@@ -5,6 +5,7 @@ package deploy
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,7 +63,7 @@ var pinned = regexp.MustCompile(`^[a-z0-9./_-]+(:[A-Za-z0-9._-]+)?(@sha256:[0-9a
 
 func TestComposeFile(t *testing.T) {
 	c := load(t)
-	for _, name := range []string{"postgres", "temporal-schema", "temporal", "temporal-namespace", "temporal-ui", "minio",
+	for _, name := range []string{"postgres", "temporal-schema", "temporal", "temporal-namespace", "temporal-setup", "temporal-ui", "minio",
 		"minio-init", "migrate", "api", "worker", "prometheus", "grafana"} {
 		if _, ok := c.Services[name]; !ok {
 			t.Errorf("service %s is missing", name)
@@ -123,14 +124,21 @@ func TestComposeFile(t *testing.T) {
 			t.Errorf("%s has no health check", name)
 		}
 	}
-	// Temporal starts on a set-up schema; vts starts once its namespace exists.
+	// Temporal starts on a set-up schema; vts starts once its namespace exists and has the jobs'
+	// search attributes (vts temporal setup), which the API and the worker refuse to start without.
 	if c.Services["temporal"].DependsOn["temporal-schema"].Condition != "service_completed_successfully" {
 		t.Errorf("temporal does not wait for its schema")
 	}
+	setup := c.Services["temporal-setup"]
+	if !slices.Equal(toStrings(setup.Command), []string{"vts", "temporal", "setup"}) ||
+		setup.DependsOn["temporal-namespace"].Condition != "service_completed_successfully" ||
+		setup.Environment["TEMPORAL_ADDRESS"] != c.Services["worker"].Environment["TEMPORAL_ADDRESS"] {
+		t.Errorf("temporal-setup does not run vts temporal setup on the namespace once it exists: %+v", setup)
+	}
 	for _, name := range []string{"api", "worker"} {
 		s := c.Services[name]
-		if s.DependsOn["temporal-namespace"].Condition != "service_completed_successfully" {
-			t.Errorf("%s does not wait for the namespace", name)
+		if s.DependsOn["temporal-setup"].Condition != "service_completed_successfully" {
+			t.Errorf("%s does not wait for the search attributes (temporal-setup)", name)
 		}
 		if s.Environment["VTS_METRICS_ADDR"] != "0.0.0.0:9464" {
 			t.Errorf("%s: VTS_METRICS_ADDR = %q, which Prometheus does not scrape", name, s.Environment["VTS_METRICS_ADDR"])
@@ -214,6 +222,24 @@ func TestGrafanaDashboard(t *testing.T) {
 			t.Errorf("panel %q does not show %s", title, metric)
 		}
 	}
+	// Operators go from the failures to the failed jobs themselves: the Temporal UI's list,
+	// filtered by the jobs' search attributes.
+	var links struct {
+		Links []struct{ URL string } `json:"links"`
+	}
+	if err := json.Unmarshal(data, &links); err != nil {
+		t.Fatal(err)
+	}
+	failed := "WorkflowType='TranslateJob' AND VtsStatus='failed'"
+	linked := false
+	for _, l := range links.Links {
+		u, err := url.Parse(strings.TrimPrefix(l.URL, "${temporal_ui}"))
+		linked = linked || err == nil && strings.HasPrefix(l.URL, "${temporal_ui}/") &&
+			u.Path == "/namespaces/default/workflows" && u.Query().Get("query") == failed
+	}
+	if !linked {
+		t.Errorf("the dashboard does not link to the failed jobs in the Temporal UI (%s): %+v", failed, links.Links)
+	}
 	for _, f := range []string{"grafana/provisioning/datasources/prometheus.yml", "grafana/provisioning/dashboards/vts.yml"} {
 		var v map[string]any
 		b, err := os.ReadFile(f)
@@ -224,4 +250,15 @@ func TestGrafanaDashboard(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+}
+
+// toStrings is a command written as a YAML list.
+func toStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
 }

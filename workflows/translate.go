@@ -38,6 +38,8 @@ type translateJob struct {
 	state       job.Report
 	reservation *activities.ReserveResult
 	pages       []activities.TranslatePageResult // per page; OutputKey is "" until translated
+	// searchable: the job upserts its search attributes (searchAttributesChange).
+	searchable bool
 }
 
 var a *activities.Activities
@@ -84,12 +86,14 @@ func (j *translateJob) reserve(ctx workflow.Context) (*activities.ReserveResult,
 
 func (j *translateJob) run(ctx workflow.Context) (*job.Report, error) {
 	log := workflow.GetLogger(ctx)
+	j.searchable = workflow.GetVersion(ctx, searchAttributesChange, workflow.DefaultVersion, searchAttributes) >= searchAttributes
 	ok, err := workflow.AwaitWithTimeout(ctx, reserveDeadline, func() bool { return j.reservation != nil })
 	if err != nil || !ok || !j.reservation.Reserved {
 		// Refused or never asked: nothing was taken, and the uploaded pages must not linger.
 		log.Info("job not reserved; removing its uploads", "job", j.in.JobID)
 		j.state.Status = job.Failed
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		j.setStatus(dctx, job.Failed)
 		// A reservation answered unavailable may have committed all the same (its transaction
 		// ended, the answer was lost), and then nothing else would ever settle it. Jobs started
 		// before this change did not look; GetVersion replays them as they ran.
@@ -115,6 +119,7 @@ func (j *translateJob) run(ctx workflow.Context) (*job.Report, error) {
 		}
 	}
 	j.state.Status = job.Processing
+	j.setStatus(ctx, job.Processing)
 	done := j.translatePages(ctx)
 	return j.finish(ctx, done)
 }
@@ -260,6 +265,7 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report
 	if err != nil {
 		return nil, err
 	}
+	j.setStatus(dctx, status, CreditsChargedKey.ValueSet(int64(settled.Charged)))
 	j.state.CurrentFile = ""
 	if settled.Deleted || cancelled {
 		return j.cleanUp(dctx, status)
@@ -311,10 +317,14 @@ func (j *translateJob) cleanUp(ctx workflow.Context, status job.Status) (*job.Re
 // scheduleExpiry starts the expiry, which outlives this workflow: a child that the parent's
 // completion abandons, started before we return so that it cannot be lost.
 func (j *translateJob) scheduleExpiry(ctx workflow.Context, at time.Time) error {
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+	opts := workflow.ChildWorkflowOptions{
 		WorkflowID:        job.ExpiryWorkflowID(j.in.JobID),
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
-	})
+	}
+	if j.searchable {
+		opts.TypedSearchAttributes = temporal.NewSearchAttributes(UserIDKey.ValueSet(j.in.UserID))
+	}
+	cctx := workflow.WithChildOptions(ctx, opts)
 	child := workflow.ExecuteChildWorkflow(cctx, ExpireJob, ExpireJobInput{JobID: j.in.JobID, ExpiresAt: at})
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		return fmt.Errorf("scheduling expiry: %w", err)

@@ -69,8 +69,9 @@ func (s *translateUnitSuite) pagesTranslate() {
 }
 
 // A refused reservation takes nothing and leaves nothing: the uploads go, no page is translated,
-// nothing is settled, no expiry is scheduled.
+// nothing is settled, no expiry is scheduled. To an operator's search it is failed, never processing.
 func (s *translateUnitSuite) TestRefusal() {
+	search := s.recordSearch()
 	s.env.OnActivity("DeleteFiles", mock.Anything, activities.DeleteFilesInput{JobID: "j-unit"}).Return(&activities.DeleteFilesResult{}, nil).Once()
 	st := s.run(activities.ReserveResult{Code: job.InsufficientCredits, Message: "not enough credits"})
 	s.Equal(job.Failed, st.Status)
@@ -78,11 +79,14 @@ func (s *translateUnitSuite) TestRefusal() {
 	s.env.AssertActivityNotCalled(s.T(), "FinishJob", mock.Anything, mock.Anything)
 	s.env.AssertActivityNotCalled(s.T(), "ReleaseReservation", mock.Anything, mock.Anything)
 	s.env.AssertWorkflowNumberOfCalls(s.T(), "ExpireJob", 0)
+	s.Equal([]string{"failed"}, *search)
 }
 
 // A job cancelled (deleted) before any page finished settles as failed with nothing translated,
-// and its files go; no archive, no expiry.
+// and its files go; no archive, no expiry. To an operator's search it went processing, then
+// failed with nothing charged.
 func (s *translateUnitSuite) TestCancellation() {
+	search := s.recordSearch()
 	s.env.OnActivity("MarkProcessing", mock.Anything, mock.Anything).Return(&activities.MarkProcessingResult{}, nil).Once()
 	s.env.OnActivity("TranslatePage", mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, _ activities.TranslatePageInput) (*activities.TranslatePageResult, error) {
@@ -104,6 +108,7 @@ func (s *translateUnitSuite) TestCancellation() {
 	s.False(settled.ZipPending)
 	s.env.AssertActivityNotCalled(s.T(), "BuildZip", mock.Anything, mock.Anything)
 	s.env.AssertWorkflowNumberOfCalls(s.T(), "ExpireJob", 0)
+	s.Equal([]string{"processing", "failed charged=0"}, *search)
 }
 
 // A ZIP that cannot be built (its sources gone) leaves the job completed and settled before it:

@@ -46,3 +46,12 @@ const (
 	deleteAfterZipChange = "delete-after-zip"
 	deleteAfterZip       = workflow.Version(1)
 )
+
+// searchAttributesChange upserts the job's search attributes (search.go) as it moves: VtsStatus
+// processing, then completed or failed with VtsCreditsCharged at settlement, and starts the
+// expiry with VtsUserId. DefaultVersion: no upsert, an expiry without attributes.
+// Recorded history: translate-job-search-attributes.json.
+const (
+	searchAttributesChange = "search-attributes"
+	searchAttributes       = workflow.Version(1)
+)

@@ -58,6 +58,15 @@ func runDev(ctx context.Context, cfg config.Config, log *slog.Logger, _ []string
 	if err := svc.Store.Migrate(ctx); err != nil {
 		return err
 	}
+	// A server this vts dev joined, or a temporal.db from before an attribute was added, may lack
+	// some search attributes: a development machine's server is ours to set up.
+	done, err := service.SetUpSearchAttributes(ctx, svc.Temporal, cfg.TemporalNamespace)
+	if err != nil {
+		return err
+	}
+	for _, line := range done {
+		log.Info(line)
+	}
 	if err := svc.ServeMetrics(ctx, "api"); err != nil {
 		return err
 	}
@@ -318,8 +327,11 @@ func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (uiUR
 		}
 		uiPort = strconv.Itoa(p)
 	}
-	cmd := exec.Command(bin, "server", "start-dev", "--ip", host, "--port", port, "--ui-port", uiPort,
-		"--db-filename", filepath.Join(cfg.DataDir, "temporal.db"), "--namespace", cfg.TemporalNamespace, "--log-level", "warn")
+	// The search attributes are registered as it starts (an existing temporal.db keeps those it has).
+	args := append([]string{"server", "start-dev", "--ip", host, "--port", port, "--ui-port", uiPort,
+		"--db-filename", filepath.Join(cfg.DataDir, "temporal.db"), "--namespace", cfg.TemporalNamespace, "--log-level", "warn"},
+		service.SearchAttributeFlags()...)
+	cmd := exec.Command(bin, args...)
 	logf, err := os.Create(filepath.Join(cfg.DataDir, "temporal.log"))
 	if err != nil {
 		return "", none, false, err

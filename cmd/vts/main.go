@@ -28,6 +28,7 @@ Usage:
   vts api                 serve the HTTP API
   vts worker              run the Temporal worker that translates pages
   vts migrate             apply database migrations
+  vts temporal setup      register the jobs' search attributes on the Temporal namespace
   vts admin <command>     grant credits, set a plan, show a user (vts admin -h)
   vts translate [flags] FILE...   upload pages or CBZ/ZIP chapters, follow progress, download the ZIP (or a CBZ: -o x.cbz)
   vts healthcheck URL     exit 0 when URL answers 200 (container health checks)
@@ -58,6 +59,8 @@ func main() {
 		err = runWorker(ctx, cfg, log)
 	case "migrate":
 		err = runMigrate(ctx, cfg, log)
+	case "temporal":
+		err = runTemporal(ctx, cfg, log, os.Stdout, args)
 	case "admin":
 		err = runAdmin(ctx, cfg, os.Stdout, args)
 	case "translate":
@@ -130,6 +133,9 @@ func runAPI(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	defer svc.Close()
+	if err := svc.CheckSearchAttributes(ctx); err != nil {
+		return err
+	}
 	if err := svc.ServeMetrics(ctx, "api"); err != nil {
 		return err
 	}

@@ -228,6 +228,8 @@ func (l *Lifecycle) Start(ctx context.Context, up job.Upload) (int, error) {
 		StaticSummary: fmt.Sprintf("%d page(s) %s→%s, %s, %s, user %s", len(up.Pages), up.SourceLang, up.TargetLang,
 			up.Mode, up.Resolution, up.UserID),
 		Memo: map[string]any{"userId": up.UserID, "pages": len(up.Pages), "mode": up.Mode},
+		// What an operator filters the list by (VtsUserId='u-123' AND VtsStatus='failed').
+		TypedSearchAttributes: workflows.StartSearchAttributes(up),
 	}, workflows.TranslateJob, in)
 	handle, err := l.temporal.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,

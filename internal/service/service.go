@@ -166,9 +166,13 @@ func (s *Stack) WorkerOn(c client.Client, set *engines.Set, m *metrics.Metrics) 
 	})
 }
 
-// StartWorker starts the worker and makes sure the reconciler's schedule exists, as every
-// process that translates does; Stop the worker when done.
+// StartWorker checks that the namespace has the jobs' search attributes, starts the worker and
+// makes sure the reconciler's schedule exists, as every process that translates does; Stop the
+// worker when done.
 func (s *Stack) StartWorker(ctx context.Context) (sdkworker.Worker, error) {
+	if err := s.CheckSearchAttributes(ctx); err != nil {
+		return nil, err
+	}
 	w := s.Worker()
 	if err := w.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker: %w", err)

@@ -92,7 +92,7 @@ func startDevServer() (string, error) {
 			return
 		}
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		cmd, err := runDevServer(path, addr)
+		cmd, err := runDevServer(path, addr, devDir, service.SearchAttributeFlags()...)
 		if err != nil {
 			devServerErr = err
 			return
@@ -102,15 +102,15 @@ func startDevServer() (string, error) {
 	return devServer, devServerErr
 }
 
-// runDevServer starts the dev server on addr with its database under devDir (kept across
-// restarts, as a real server's is) and waits until it answers.
-func runDevServer(path, addr string) (*exec.Cmd, error) {
+// runDevServer starts the dev server on addr with its database under dir (kept across restarts,
+// as a real server's is), with the extra flags, and waits until it answers.
+func runDevServer(path, addr, dir string, extra ...string) (*exec.Cmd, error) {
 	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(path, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
-		"--db-filename", filepath.Join(devDir, "temporal.db"), "--log-level", "error",
-		"--dynamic-config-value", "frontend.enableServerVersionCheck=false")
+	cmd := exec.Command(path, append([]string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
+		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error",
+		"--dynamic-config-value", "frontend.enableServerVersionCheck=false"}, extra...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	logFile, _ := os.OpenFile(filepath.Join(devDir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, _ := os.OpenFile(filepath.Join(dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the Temporal dev server: %w", err)
@@ -143,11 +143,35 @@ func (e *Env) RestartTemporal() {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	cmd, err := runDevServer(path, devServer)
+	cmd, err := runDevServer(path, devServer, devDir, service.SearchAttributeFlags()...)
 	if err != nil {
 		e.T.Fatal(err)
 	}
 	devCmd = cmd
+}
+
+// BareTemporal starts a Temporal dev server of the test's own, as a fresh production namespace
+// is: without the search attributes jobs carry (see `vts temporal setup`). It stops at cleanup.
+func BareTemporal(t testing.TB) string {
+	t.Helper()
+	path, err := gobin.Find("temporal", gobin.TemporalInstall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd, err := runDevServer(path, addr, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_, _ = cmd.Process.Wait()
+	})
+	return addr
 }
 
 func freePort() (int, error) {
