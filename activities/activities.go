@@ -393,6 +393,9 @@ func (a *Activities) ReleaseReservation(ctx context.Context, in ReleaseReservati
 	return &ReleaseReservationResult{Released: !s.Already, Refunded: s.Refunded}, nil
 }
 
+// ZipFailedMessage is what the user reads on a completed job whose archive could not be built.
+const ZipFailedMessage = "the ZIP could not be built; the translated pages can be downloaded one by one"
+
 // RecordZipInput is the archive of a settled job, or why there is none.
 type RecordZipInput struct {
 	JobID   string

@@ -28,7 +28,9 @@ import (
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/api"
@@ -203,6 +205,10 @@ type Options struct {
 	Tracer trace.TracerProvider
 	// StopGrace is how long StopWorker lets running activities finish (0: cancelled at once).
 	StopGrace time.Duration
+	// BeforeActivity, when set, is called on the env's workers before each attempt of an
+	// activity, with its type (BuildZip, RecordZip...) and its workflow's ID: a test holds an
+	// activity open by blocking in it. An error fails the attempt without running the activity.
+	BeforeActivity func(ctx context.Context, activity, workflowID string) error
 }
 
 // Env is a running service.
@@ -277,6 +283,9 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(stack.Close)
+	if opts.BeforeActivity != nil {
+		stack.WorkerInterceptors = append(stack.WorkerInterceptors, &activityHook{before: opts.BeforeActivity})
+	}
 	if err := stack.Store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -529,4 +538,29 @@ func (e *Env) Balance(userID string) (allowance, purchased int64) {
 		e.T.Fatalf("balances %d/%d/%d differ from the ledger %d/%d/%d", u.AllowanceCredits, u.PurchasedCredits, u.DebtCredits, a, p, d)
 	}
 	return u.AllowanceCredits, u.PurchasedCredits
+}
+
+// activityHook calls Options.BeforeActivity before each activity attempt.
+type activityHook struct {
+	interceptor.WorkerInterceptorBase
+	before func(ctx context.Context, activity, workflowID string) error
+}
+
+func (h *activityHook) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	a := &activityHookInbound{before: h.before}
+	a.Next = next
+	return a
+}
+
+type activityHookInbound struct {
+	interceptor.ActivityInboundInterceptorBase
+	before func(ctx context.Context, activity, workflowID string) error
+}
+
+func (a *activityHookInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	info := activity.GetInfo(ctx)
+	if err := a.before(ctx, info.ActivityType.Name, info.WorkflowExecution.ID); err != nil {
+		return nil, err
+	}
+	return a.Next.ExecuteActivity(ctx, in)
 }
