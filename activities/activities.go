@@ -111,6 +111,8 @@ func (a *Activities) ReserveCredits(ctx context.Context, in ReserveInput) (*Rese
 		return r, nil
 	case errors.Is(err, store.ErrForbidden):
 		return refused(job.NotYours()), nil
+	case errors.Is(err, store.ErrWithdrawn):
+		return refused(job.Withdrawn()), nil
 	case err != nil:
 		return nil, err
 	}

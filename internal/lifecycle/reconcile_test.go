@@ -48,22 +48,22 @@ func newHolder() *holder {
 	return &holder{activity: make(chan string, 1), entered: make(chan string), release: make(chan struct{})}
 }
 
-func (h *holder) hook(ctx context.Context, activity, workflowID string) error {
+func (h *holder) hook(ctx context.Context, activity, workflowID string, run func() (any, error)) (any, error) {
 	select {
 	case want := <-h.activity:
 		if want != activity {
 			h.activity <- want
-			return nil
+			return run()
 		}
 	default:
-		return nil
+		return run()
 	}
 	h.entered <- workflowID
 	select {
 	case <-h.release:
 	case <-ctx.Done():
 	}
-	return temporal.NewNonRetryableApplicationError("held by the test", "Held", nil)
+	return nil, temporal.NewNonRetryableApplicationError("held by the test", "Held", nil)
 }
 
 // expiryRunning reports whether the job's expiry workflow is running.
@@ -80,7 +80,7 @@ func expiryRunning(t *testing.T, env *apitest.Env, jobID string) bool {
 // job whose expiry is lost is re-armed.
 func TestReconcilerConcludesJobsClosedAfterSettlement(t *testing.T) {
 	h := newHolder()
-	env := apitest.Start(t, apitest.Options{BeforeActivity: h.hook})
+	env := apitest.Start(t, apitest.Options{AroundActivity: h.hook})
 	ctx := context.Background()
 	strand := func(activity string, n int, between func(jobID string)) string {
 		h.activity <- activity

@@ -124,6 +124,14 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		if !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("reading job: %w", err)
 		}
+		var withdrawn bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM withdrawn_uploads WHERE job_id = $1)`,
+			nj.ID).Scan(&withdrawn); err != nil {
+			return fmt.Errorf("reading withdrawals: %w", err)
+		}
+		if withdrawn {
+			return ErrWithdrawn
+		}
 		p := plans.MustLookup(u.Plan)
 		var active int
 		if err := tx.QueryRow(ctx, countActiveJobs, u.ID).Scan(&active); err != nil {
@@ -157,12 +165,38 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrConcurrencyLimit) || errors.Is(err, ErrForbidden) {
+		if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrConcurrencyLimit) || errors.Is(err, ErrForbidden) ||
+			errors.Is(err, ErrWithdrawn) {
 			return res, err
 		}
 		return nil, fmt.Errorf("reserving credits for job %s: %w", nj.ID, err)
 	}
 	return res, nil
+}
+
+// WithdrawJob settles the race between an upload that gave up on its start (the start failed
+// without an answer) and the reservation of its job, which may have committed or may still come:
+// under the user's lock, the same one ReserveJob takes, it returns the job when its reservation
+// came first, else it records the upload withdrawn, and from then on ReserveJob refuses it
+// (ErrWithdrawn). So either the job runs and the client can be given it, or it never charges.
+func (s *Store) WithdrawJob(ctx context.Context, userID, id string) (*Job, error) {
+	var out *Job
+	err := s.LockUser(ctx, userID, func(tx pgx.Tx, u *User) error {
+		j, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
+		if err == nil {
+			out = j
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("reading job: %w", err)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO withdrawn_uploads (job_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, id, u.ID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("withdrawing upload %s: %w", id, err)
+	}
+	return out, nil
 }
 
 // MarkProcessing records that translation has begun.

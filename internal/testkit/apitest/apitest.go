@@ -205,10 +205,11 @@ type Options struct {
 	Tracer trace.TracerProvider
 	// StopGrace is how long StopWorker lets running activities finish (0: cancelled at once).
 	StopGrace time.Duration
-	// BeforeActivity, when set, is called on the env's workers before each attempt of an
-	// activity, with its type (BuildZip, RecordZip...) and its workflow's ID: a test holds an
-	// activity open by blocking in it. An error fails the attempt without running the activity.
-	BeforeActivity func(ctx context.Context, activity, workflowID string) error
+	// AroundActivity, when set, runs each attempt of an activity (local ones too) on the env's
+	// workers, given its type (ReserveCredits, BuildZip, RecordZip...), its workflow's ID and run,
+	// which runs the activity: a test holds an attempt open by blocking before or after run, or
+	// fails it without running it.
+	AroundActivity ActivityHook
 }
 
 // Env is a running service.
@@ -283,8 +284,8 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(stack.Close)
-	if opts.BeforeActivity != nil {
-		stack.WorkerInterceptors = append(stack.WorkerInterceptors, &activityHook{before: opts.BeforeActivity})
+	if opts.AroundActivity != nil {
+		stack.WorkerInterceptors = append(stack.WorkerInterceptors, &activityHook{around: opts.AroundActivity})
 	}
 	if err := stack.Store.Migrate(ctx); err != nil {
 		t.Fatal(err)
@@ -540,27 +541,29 @@ func (e *Env) Balance(userID string) (allowance, purchased int64) {
 	return u.AllowanceCredits, u.PurchasedCredits
 }
 
-// activityHook calls Options.BeforeActivity before each activity attempt.
+// ActivityHook is Options.AroundActivity.
+type ActivityHook func(ctx context.Context, activity, workflowID string, run func() (any, error)) (any, error)
+
+// activityHook runs each activity attempt through Options.AroundActivity.
 type activityHook struct {
 	interceptor.WorkerInterceptorBase
-	before func(ctx context.Context, activity, workflowID string) error
+	around ActivityHook
 }
 
 func (h *activityHook) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
-	a := &activityHookInbound{before: h.before}
+	a := &activityHookInbound{around: h.around}
 	a.Next = next
 	return a
 }
 
 type activityHookInbound struct {
 	interceptor.ActivityInboundInterceptorBase
-	before func(ctx context.Context, activity, workflowID string) error
+	around ActivityHook
 }
 
 func (a *activityHookInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	info := activity.GetInfo(ctx)
-	if err := a.before(ctx, info.ActivityType.Name, info.WorkflowExecution.ID); err != nil {
-		return nil, err
-	}
-	return a.Next.ExecuteActivity(ctx, in)
+	return a.around(ctx, info.ActivityType.Name, info.WorkflowExecution.ID, func() (any, error) {
+		return a.Next.ExecuteActivity(ctx, in)
+	})
 }
