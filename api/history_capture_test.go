@@ -43,15 +43,7 @@ func TestJobHistoryReplays(t *testing.T) {
 	if err := workflows.Replay(hist); err != nil {
 		t.Fatalf("replaying the job's own history: %v", err)
 	}
-	if path := os.Getenv("VTS_CAPTURE_HISTORY"); path != "" {
-		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	captureHistory(t, hist)
 }
 
 // TestDeleteDuringZipHistoryReplays records the branch of the finish that issue 18 item 9 put
@@ -104,6 +96,12 @@ func TestDeleteDuringZipHistoryReplays(t *testing.T) {
 	if err := workflows.Replay(hist); err != nil {
 		t.Fatalf("replaying the job's own history: %v", err)
 	}
+	captureHistory(t, hist)
+}
+
+// captureHistory writes hist to the path VTS_CAPTURE_HISTORY names, when it names one.
+func captureHistory(t *testing.T, hist *historypb.History) {
+	t.Helper()
 	if path := os.Getenv("VTS_CAPTURE_HISTORY"); path != "" {
 		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
 		if err != nil {
