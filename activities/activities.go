@@ -111,6 +111,8 @@ func (a *Activities) ReserveCredits(ctx context.Context, in ReserveInput) (*Rese
 		return r, nil
 	case errors.Is(err, store.ErrForbidden):
 		return refused(job.NotYours()), nil
+	case errors.Is(err, store.ErrWithdrawn):
+		return refused(job.Withdrawn()), nil
 	case err != nil:
 		return nil, err
 	}
@@ -392,6 +394,9 @@ func (a *Activities) ReleaseReservation(ctx context.Context, in ReleaseReservati
 	a.log(ctx, in.JobID).Warn("unconfirmed reservation released", "refunded", s.Refunded, "replayed", s.Already)
 	return &ReleaseReservationResult{Released: !s.Already, Refunded: s.Refunded}, nil
 }
+
+// ZipFailedMessage is what the user reads on a completed job whose archive could not be built.
+const ZipFailedMessage = "the ZIP could not be built; the translated pages can be downloaded one by one"
 
 // RecordZipInput is the archive of a settled job, or why there is none.
 type RecordZipInput struct {

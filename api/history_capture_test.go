@@ -2,7 +2,11 @@ package api_test
 
 import (
 	"context"
+	"net/http"
 	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	historypb "go.temporal.io/api/history/v1"
@@ -44,6 +48,65 @@ func TestJobHistoryReplays(t *testing.T) {
 	if err := workflows.Replay(hist); err != nil {
 		t.Fatalf("replaying the job's own history: %v", err)
 	}
+	captureHistory(t, hist)
+}
+
+// TestDeleteDuringZipHistoryReplays records the branch of the finish that issue 18 item 9 put
+// behind GetVersion (deleteAfterZip): the job is deleted while its ZIP is being built (BuildZip
+// is held open), RecordZip reports the delete, and DeleteFiles removes everything. Its history
+// replays against the current code; with VTS_CAPTURE_HISTORY=path it is written there
+// (workflows/testdata/translate-job-delete-after-zip.json was made so).
+func TestDeleteDuringZipHistoryReplays(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	var held atomic.Bool
+	hold := func(ctx context.Context, activity, _ string, run func() (any, error)) (any, error) {
+		if activity == "BuildZip" && held.CompareAndSwap(false, true) { // the first attempt only
+			entered <- struct{}{}
+			<-release
+		}
+		return run()
+	}
+	env := apitest.Start(t, apitest.Options{AroundActivity: hold})
+	a := upload(t, env, "zipdeleter", 2)
+	<-entered
+	r := env.Do("DELETE", "/api/projects/"+a.JobID, strings.NewReader(`{"userId":"zipdeleter"}`),
+		http.Header{"Content-Type": {"application/json"}})
+	if r.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+	close(release)
+	ctx := context.Background()
+	if err := env.Temporal.GetWorkflow(ctx, job.WorkflowID(a.JobID), "").Get(ctx, nil); err != nil {
+		t.Fatalf("the workflow ended with %v", err)
+	}
+	hist := &historypb.History{}
+	it := env.Temporal.GetWorkflowHistory(ctx, job.WorkflowID(a.JobID), "", false, 0)
+	var activities []string
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+		if s := ev.GetActivityTaskScheduledEventAttributes(); s != nil {
+			activities = append(activities, s.ActivityType.Name)
+		}
+	}
+	if i := slices.Index(activities, "RecordZip"); i < 0 || !slices.Contains(activities[i:], "DeleteFiles") {
+		t.Fatalf("activities %v: want DeleteFiles after RecordZip", activities)
+	}
+	if env.Blobs(a.JobID) != 0 {
+		t.Fatal("the deleted job's files are left")
+	}
+	if err := workflows.Replay(hist); err != nil {
+		t.Fatalf("replaying the job's own history: %v", err)
+	}
+	captureHistory(t, hist)
+}
+
+// captureHistory writes hist to the path VTS_CAPTURE_HISTORY names, when it names one.
+func captureHistory(t *testing.T, hist *historypb.History) {
+	t.Helper()
 	if path := os.Getenv("VTS_CAPTURE_HISTORY"); path != "" {
 		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
 		if err != nil {

@@ -78,9 +78,12 @@ func (s *Server) translate(w http.ResponseWriter, r *http.Request) {
 	// the error path below had just discarded. The lifecycle bounds the start itself.
 	credits, err := s.Jobs.Start(context.WithoutCancel(r.Context()), form.Upload)
 	if err != nil {
-		// A refused job leaves neither its pages nor its Idempotency-Key behind.
-		s.Jobs.Discard(jobID)
-		s.releaseUpload(form)
+		// A refused job leaves neither its pages nor its Idempotency-Key behind. A start that could
+		// not be settled keeps both: a job may own them (a retry with the key is answered with it).
+		if !errors.Is(err, lifecycle.ErrStartUnknown) {
+			s.Jobs.Discard(jobID)
+			s.releaseUpload(form)
+		}
 		var refused *job.Refusal
 		if !errors.As(err, &refused) {
 			log.Error("starting job failed", "err", err)

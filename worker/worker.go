@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/vtsproject/vts/activities"
@@ -28,6 +29,8 @@ type Options struct {
 	Metrics *metrics.Metrics
 	// EngineName names the engine of a mode in metrics.
 	EngineName func(mode string) string
+	// Interceptors run around the workflows and activities (tests hold an activity open with one).
+	Interceptors []interceptor.WorkerInterceptor
 }
 
 // New builds a worker with every workflow and activity registered.
@@ -39,6 +42,7 @@ func New(c client.Client, acts *activities.Activities, opts Options) worker.Work
 		MaxConcurrentActivityExecutionSize: max(opts.MaxActivities, 1),
 		TaskQueueActivitiesPerSecond:       opts.EngineRPS,
 		WorkerStopTimeout:                  opts.StopGrace,
+		Interceptors:                       opts.Interceptors,
 	}
 	if opts.Metrics != nil {
 		wo.Interceptors = append(wo.Interceptors, &metricsInterceptor{m: opts.Metrics, name: opts.EngineName})

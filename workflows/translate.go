@@ -356,7 +356,7 @@ func (j *translateJob) archive(ctx workflow.Context) (deleted bool) {
 	var zip activities.BuildZipResult
 	if err := workflow.ExecuteActivity(zctx, a.BuildZip, activities.BuildZipInput{JobID: j.in.JobID, Entries: j.zipEntries()}).Get(ctx, &zip); err != nil {
 		log.Error("zip not built", "job", j.in.JobID, "err", err)
-		rec.Failure = "the ZIP could not be built; the translated pages can be downloaded one by one"
+		rec.Failure = activities.ZipFailedMessage
 	} else {
 		rec.Key, rec.Size = zip.Key, zip.Size
 	}

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -167,4 +169,50 @@ func TestCheckoutWithoutStripeConfigured(t *testing.T) {
 	h := newHarness(t, false)
 	_, err := h.svc.CreateCheckout(context.Background(), billing.CheckoutRequest{UserID: "z", PriceID: "price_pro", Mode: "subscription"})
 	wantCode(t, err, billing.NotConfigured, billing.CodeNotConfigured)
+}
+
+// A first checkout does not hold the user's row lock while it waits for Stripe (issue 18, item
+// 7): every reservation, refund and webhook of the user takes that lock, and the call may take
+// 30 s. Stripe's answer to the customer's creation is held until the test has locked the row
+// itself (NOWAIT: it fails at once if the checkout holds it).
+func TestFirstCheckoutDoesNotLockTheUserAcrossStripe(t *testing.T) {
+	needStripeMock(t)
+	ctx := context.Background()
+	st := pgtest.NewStore(t)
+	if _, err := st.EnsureUser(ctx, "zed"); err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(stripeMockURL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	inCall, checked := make(chan struct{}, 1), make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/customers" {
+			inCall <- struct{}{}
+			<-checked
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	svc, err := billing.New(billing.Options{Store: st, SecretKey: testSecretKey, APIURL: slow.URL,
+		Prices: testPrices, SuccessURL: "http://x/ok", CancelURL: "http://x/no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.CreateCheckout(ctx, billing.CheckoutRequest{UserID: "zed", PriceID: "price_pack100", Mode: "payment"})
+		done <- err
+	}()
+	<-inCall
+	_, lockErr := st.Pool().Exec(ctx, `SELECT 1 FROM users WHERE id = 'zed' FOR UPDATE NOWAIT`)
+	close(checked)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if lockErr != nil {
+		t.Fatalf("the user's row was locked during the Stripe call: %v", lockErr)
+	}
+	if u, err := st.GetUser(ctx, "zed"); err != nil || u.StripeCustomerID == "" {
+		t.Fatalf("customer not linked: %+v %v", u, err)
+	}
 }

@@ -7,9 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,6 +48,9 @@ type Service struct {
 	cancelURL     string
 	log           *slog.Logger
 	now           func() time.Time
+	// customers serialises the first checkouts of one user in this process, so that they make
+	// one Stripe customer without holding the user's row across the call (striped by user).
+	customers [64]sync.Mutex
 }
 
 // FromConfig builds the Service from the service's one Config.
@@ -157,35 +162,43 @@ func (s *Service) CreateCheckout(ctx context.Context, req CheckoutRequest) (stri
 	return sess.URL, nil
 }
 
-// customerFor returns the user's Stripe customer, creating it the first time. The user's row lock
-// is held across the creation so that two first checkouts at once create one customer, and the
-// idempotency key derived from the user makes a retry after a lost response find the same one.
-// The lock is held over a network call only once per user, bounded by the HTTP client's timeout.
+// customerFor returns the user's Stripe customer, creating it the first time. First checkouts of
+// one user at once wait for each other in this process and make one customer; the idempotency key
+// derived from the user makes a retry after a lost response, or another process, find the same
+// one. The user's row is locked only to link the customer, never across the Stripe call.
 func (s *Service) customerFor(ctx context.Context, userID string) (string, error) {
-	var id string
-	err := s.store.LockUser(ctx, userID, func(tx pgx.Tx, u *store.User) error {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(userID))
+	mu := &s.customers[h.Sum32()%uint32(len(s.customers))]
+	mu.Lock()
+	defer mu.Unlock()
+	u, err := s.store.EnsureUser(ctx, userID)
+	if err != nil {
+		return "", fmt.Errorf("finding Stripe customer of %s: %w", userID, err)
+	}
+	if u.StripeCustomerID != "" {
+		return u.StripeCustomerID, nil
+	}
+	// The Stripe call (up to 30 s) is made without the user's row lock, which every reservation,
+	// refund and webhook of the user waits for. Another process doing the same at once sends the
+	// same idempotency key, and Stripe answers both with one customer.
+	params := &stripe.CustomerParams{Metadata: map[string]string{"userId": userID}}
+	params.Context = ctx
+	params.SetIdempotencyKey("vts-customer-" + userID)
+	c, err := s.api.Customers.New(params)
+	if err != nil {
+		return "", s.providerError("creating customer", err)
+	}
+	id := c.ID
+	err = s.store.LockUser(ctx, userID, func(tx pgx.Tx, u *store.User) error {
 		if u.StripeCustomerID != "" {
 			id = u.StripeCustomerID
 			return nil
 		}
-		params := &stripe.CustomerParams{Metadata: map[string]string{"userId": userID}}
-		params.Context = ctx
-		params.SetIdempotencyKey("vts-customer-" + userID)
-		c, err := s.api.Customers.New(params)
-		if err != nil {
-			return s.providerError("creating customer", err)
-		}
-		if err := s.store.LinkStripeCustomer(ctx, tx, u, c.ID); err != nil {
-			return err
-		}
-		id = c.ID
-		return nil
+		return s.store.LinkStripeCustomer(ctx, tx, u, c.ID)
 	})
 	if err != nil {
-		if _, ok := AsError(err); ok {
-			return "", err
-		}
-		return "", fmt.Errorf("finding Stripe customer of %s: %w", userID, err)
+		return "", fmt.Errorf("linking Stripe customer of %s: %w", userID, err)
 	}
 	return id, nil
 }

@@ -81,6 +81,12 @@ func KeyBusy() *Refusal {
 		Message: "an upload with this Idempotency-Key is still in progress; retry when it has finished"}
 }
 
+// Withdrawn refuses the reservation of an upload the API gave up on: its client was answered that
+// the job could not be started.
+func Withdrawn() *Refusal {
+	return &Refusal{Reason: Unavailable, Message: "the upload was withdrawn before its credits were reserved"}
+}
+
 // StateUnavailable refuses a read of a job's state that cannot be answered right now.
 func StateUnavailable() *Refusal {
 	return &Refusal{Reason: Unavailable, RetryAfter: 5 * time.Second,

@@ -33,6 +33,15 @@ type Hub struct {
 	// readAttempts bounds how many failed reads Snapshot waits through before it reports the
 	// failure.
 	readAttempts int
+	// hooks let a test order a Snapshot and the poller around the linger; nil in production.
+	hooks hubHooks
+}
+
+// hubHooks are called, when set, at the points where a waiting Snapshot and the poller's linger
+// interleave.
+type hubHooks struct {
+	snapshotWaits func() // a Snapshot is about to wait for the next read
+	readRecorded  func() // the poller recorded a read and is about to check its linger
 }
 
 type feed struct {
@@ -154,6 +163,9 @@ func (h *Hub) Snapshot(ctx context.Context, jobID string) (job.Report, error) {
 		}
 		read := f.read
 		h.mu.Unlock()
+		if h.hooks.snapshotWaits != nil {
+			h.hooks.snapshotWaits()
+		}
 		select {
 		case <-ctx.Done():
 			return job.Report{}, ctx.Err()
@@ -212,9 +224,17 @@ func (h *Hub) poll(jobID string, f *feed) {
 				return
 			}
 		}
+		if h.hooks.readRecorded != nil {
+			h.hooks.readRecorded()
+		}
 		h.mu.Lock()
 		if len(f.subs) == 0 && time.Now().After(f.readUntil) {
 			delete(h.feeds, jobID)
+			// A Snapshot that started waiting for the next read before the linger ran out would
+			// wait for ever: wake it with the last failure (a success would have left f.last).
+			if f.last == nil {
+				f.readDone(cmp.Or(f.err, errHubClosed))
+			}
 			h.mu.Unlock()
 			return
 		}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vtsproject/vts/internal/job"
 )
@@ -37,5 +39,59 @@ func TestSnapshotReportsPersistentFailure(t *testing.T) {
 	defer h2.Close()
 	if st, err := h2.Snapshot(context.Background(), "j"); err != nil || st.ID != "j" {
 		t.Fatalf("after one busy answer: %+v, %v", st, err)
+	}
+}
+
+// A Snapshot that starts waiting for the next read just before the feed's linger runs out (a
+// failed poll in a Temporal outage) is woken with the failure when the feed stops, not left
+// waiting for a read that will never come. The hooks order the two deterministically: the poller
+// checks its linger only once the Snapshot waits again after the first failed read.
+func TestSnapshotWokenWhenFeedLingersOut(t *testing.T) {
+	down := errors.New("temporal is down")
+	h := newHub(func(context.Context, string) (job.Report, error) {
+		return job.Report{}, &unavailableError{down}
+	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer h.Close()
+	h.linger = -time.Second // the linger has run out by the first read's check
+	waits := make(chan struct{}, 8)
+	h.hooks.snapshotWaits = func() { waits <- struct{}{} }
+	var pending chan struct{} // the read the Snapshot waits for when the linger runs out
+	captured := make(chan struct{})
+	var once sync.Once
+	h.hooks.readRecorded = func() {
+		once.Do(func() {
+			<-waits // before the first read
+			<-waits // again, after seeing the first failure
+			h.mu.Lock()
+			pending = h.feeds["j"].read
+			h.mu.Unlock()
+			close(captured)
+		})
+	}
+	result := make(chan error, 1)
+	go func() {
+		_, err := h.Snapshot(context.Background(), "j")
+		result <- err
+	}()
+	<-captured
+	for i := 0; ; i++ { // bounded wait for the poller to drop the feed
+		h.mu.Lock()
+		_, live := h.feeds["j"]
+		h.mu.Unlock()
+		if !live {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the feed never lingered out")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case <-pending:
+	default:
+		t.Fatal("the feed stopped without waking the Snapshot waiting for its next read")
+	}
+	if err := <-result; !errors.Is(err, down) {
+		t.Fatalf("Snapshot = %v, want the backend's failure", err)
 	}
 }

@@ -59,6 +59,8 @@ type Lifecycle struct {
 	log         *slog.Logger
 	hub         *Hub
 	queries     atomic.Int64
+	// startTimeout bounds how long an upload waits for its reservation (reserveTimeout).
+	startTimeout time.Duration
 	// stop ends the background work (cancellations waiting for Temporal); pending tracks it.
 	stop    context.CancelFunc
 	stopped context.Context
@@ -68,7 +70,7 @@ type Lifecycle struct {
 // New builds a lifecycle and starts its hub; Close stops it.
 func New(cfg Config) *Lifecycle {
 	l := &Lifecycle{store: cfg.Store, temporal: cfg.Temporal, bucket: cfg.Bucket, languages: cfg.Languages,
-		queue: cfg.TaskQueue, parallelism: cfg.Parallelism, log: cfg.Log}
+		queue: cfg.TaskQueue, parallelism: cfg.Parallelism, log: cfg.Log, startTimeout: reserveTimeout}
 	if l.queue == "" {
 		l.queue = workflows.TaskQueue
 	}
@@ -87,6 +89,10 @@ func (l *Lifecycle) Close() {
 	l.stop()
 	l.pending.Wait()
 }
+
+// SetStartTimeout replaces the bound on how long an upload waits for its reservation; tests
+// shorten it to make a start fail. Call it before the first Start.
+func (l *Lifecycle) SetStartTimeout(d time.Duration) { l.startTimeout = d }
 
 // Hub is the shared poller, for tests and metrics.
 func (l *Lifecycle) Hub() *Hub { return l.hub }
@@ -204,12 +210,41 @@ func (l *Lifecycle) removeFiles(ctx context.Context, jobID string) (int, error) 
 // the client gets a 503 rather than a hung request.
 const reserveTimeout = 30 * time.Second
 
+// ErrStartUnknown is Start's answer when the start failed and whether the job will run could not
+// be settled either (the database did not answer): the upload's pages and Idempotency-Key must be
+// kept, for a job may own them; the reconciler removes the pages if none does.
+var ErrStartUnknown = errors.New("the job's start could not be confirmed")
+
 // Start starts the job of an upload whose pages are stored, and answers the credits it reserved.
 // Its languages are checked against the engines first, so that an unsupported pair costs nothing.
 // Then one Update-With-Start starts the TranslateJob workflow and waits for its reserve update,
-// which takes the credits: a refusal is a *job.Refusal; any other error means the job may not have
-// started. Either way the caller discards the upload.
+// which takes the credits: a refusal is a *job.Refusal, after which the caller discards the
+// upload. A start that fails without an answer may have reserved, or may still reserve: the
+// upload is then withdrawn (store.WithdrawJob). If the reservation came first, the job runs and
+// Start answers it as started; else no reservation can follow, Start answers the failure, and the
+// caller discards the upload. Only when even that cannot be settled is the answer
+// ErrStartUnknown, and the caller keeps the upload.
 func (l *Lifecycle) Start(ctx context.Context, up job.Upload) (int, error) {
+	credits, err := l.start(ctx, up)
+	var refused *job.Refusal
+	if err == nil || errors.As(err, &refused) {
+		return credits, err
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	j, werr := l.store.WithdrawJob(wctx, up.UserID, up.JobID)
+	switch {
+	case werr != nil:
+		l.log.Error("a failed start could not be withdrawn; its upload is kept", "job", up.JobID, "err", err, "withdraw_err", werr)
+		return 0, fmt.Errorf("%w: %w", ErrStartUnknown, err)
+	case j != nil:
+		l.log.Warn("the start answered an error after its reservation committed: the job runs", "job", up.JobID, "err", err)
+		return j.CreditsReserved, nil
+	}
+	return 0, err
+}
+
+func (l *Lifecycle) start(ctx context.Context, up job.Upload) (int, error) {
 	if err := l.languages.Supports(up.SourceLang, up.TargetLang, up.Mode); err != nil {
 		var u *engine.UnsupportedError
 		if errors.As(err, &u) {
@@ -217,7 +252,7 @@ func (l *Lifecycle) Start(ctx context.Context, up job.Upload) (int, error) {
 		}
 		return 0, job.Unsupported(err.Error(), nil)
 	}
-	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
+	ctx, cancel := context.WithTimeout(ctx, l.startTimeout)
 	defer cancel()
 	in := workflows.TranslateJobInput{Upload: up, Parallelism: l.parallelism}
 	start := l.temporal.NewWithStartWorkflowOperation(client.StartWorkflowOptions{

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/activities"
@@ -346,18 +345,7 @@ func TestReconcilerSettlesReArmsAndCleans(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	reconcile := func() *activities.ReconcileResult {
-		run, err := env.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: env.Queue},
-			workflows.Reconcile, workflows.ReconcileInput{Grace: time.Nanosecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res activities.ReconcileResult
-		if err := run.Get(ctx, &res); err != nil {
-			t.Fatal(err)
-		}
-		return &res
-	}
+	reconcile := func() *activities.ReconcileResult { return runReconcile(t, env) }
 	res := reconcile()
 	t.Logf("reconciled: %+v", res)
 	if !slices.Contains(res.Settled, a.JobID) || !slices.Contains(res.Settled, lostID) || !slices.Contains(res.Expired, done.JobID) ||

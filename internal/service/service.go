@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"gocloud.dev/blob"
 
@@ -45,9 +46,11 @@ type Stack struct {
 	// Metrics is this process's Prometheus registry: the Temporal SDK's metrics and the service's.
 	Metrics *metrics.Metrics
 	// Tracer is this process's tracer provider: OTLP export when configured, nothing otherwise.
-	Tracer      trace.TracerProvider
-	stopTracing func(context.Context) error
-	limitsPool  *pgxpool.Pool
+	Tracer trace.TracerProvider
+	// WorkerInterceptors run around every activity and workflow of the workers WorkerOn builds.
+	WorkerInterceptors []interceptor.WorkerInterceptor
+	stopTracing        func(context.Context) error
+	limitsPool         *pgxpool.Pool
 }
 
 // Options replace parts Open would otherwise build from the configuration.
@@ -162,7 +165,7 @@ func (s *Stack) WorkerOn(c client.Client, set *engines.Set, m *metrics.Metrics) 
 		Engines: worker.MeteredEngines(set, set.Name, m, s.Tracer)}
 	return worker.New(c, acts, worker.Options{
 		TaskQueue: s.Config.TaskQueue, MaxActivities: s.Config.WorkerPollers, EngineRPS: s.Config.EngineRPS,
-		Metrics: m, EngineName: set.Name, StopGrace: s.Config.StopGrace,
+		Metrics: m, EngineName: set.Name, StopGrace: s.Config.StopGrace, Interceptors: s.WorkerInterceptors,
 	})
 }
 

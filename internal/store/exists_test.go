@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/vtsproject/vts/internal/job"
@@ -11,19 +12,42 @@ import (
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
-// The reconciler asks JobExists of every blob prefix: a job's canonical ID finds it; anything else
-// (another spelling, a stray prefix) names no job and is no error.
-func TestJobExistsByCanonicalID(t *testing.T) {
+// The reconciler asks KeptJobs of the blob prefixes: a live job's canonical ID is kept; a deleted
+// or expired job's files are not (the reconciler removes them), and anything else (another
+// spelling, a stray prefix, an unknown ID) names no job and is no error.
+func TestKeptJobsByCanonicalID(t *testing.T) {
 	s := pgtest.NewStore(t)
 	ctx := context.Background()
-	id := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "u", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1}); err != nil {
+	reserve := func() string {
+		id := uuid.NewString()
+		if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "u", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	if _, err := s.SetPlan(ctx, "u", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
 		t.Fatal(err)
 	}
-	for prefix, want := range map[string]bool{id: true, uuid.NewString(): false, strings.ToUpper(id): false, "stray": false} {
-		got, err := s.JobExists(ctx, prefix)
-		if err != nil || got != want {
-			t.Errorf("JobExists(%q) = %v, %v; want %v", prefix, got, err, want)
+	live, deleted, expired := reserve(), reserve(), reserve()
+	if _, err := s.DeleteJob(ctx, deleted, "u"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MarkExpired(ctx, expired); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{live: true, deleted: false, expired: false, uuid.NewString(): false,
+		strings.ToUpper(live): false, strings.ReplaceAll(live, "-", ""): false, "stray": false}
+	var ids []string
+	for id := range want {
+		ids = append(ids, id)
+	}
+	kept, err := s.KeptJobs(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, w := range want {
+		if kept[id] != w {
+			t.Errorf("KeptJobs: %q kept %v, want %v", id, kept[id], w)
 		}
 	}
 }

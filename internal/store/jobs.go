@@ -124,10 +124,17 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		if !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("reading job: %w", err)
 		}
+		var withdrawn bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM withdrawn_uploads WHERE job_id = $1)`,
+			nj.ID).Scan(&withdrawn); err != nil {
+			return fmt.Errorf("reading withdrawals: %w", err)
+		}
+		if withdrawn {
+			return ErrWithdrawn
+		}
 		p := plans.MustLookup(u.Plan)
 		var active int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND `+activeJobs,
-			u.ID).Scan(&active); err != nil {
+		if err := tx.QueryRow(ctx, countActiveJobs, u.ID).Scan(&active); err != nil {
 			return fmt.Errorf("counting active jobs: %w", err)
 		}
 		if active >= p.ConcurrentJobs {
@@ -158,12 +165,38 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrConcurrencyLimit) || errors.Is(err, ErrForbidden) {
+		if errors.Is(err, ErrInsufficientCredits) || errors.Is(err, ErrConcurrencyLimit) || errors.Is(err, ErrForbidden) ||
+			errors.Is(err, ErrWithdrawn) {
 			return res, err
 		}
 		return nil, fmt.Errorf("reserving credits for job %s: %w", nj.ID, err)
 	}
 	return res, nil
+}
+
+// WithdrawJob settles the race between an upload that gave up on its start (the start failed
+// without an answer) and the reservation of its job, which may have committed or may still come:
+// under the user's lock, the same one ReserveJob takes, it returns the job when its reservation
+// came first, else it records the upload withdrawn, and from then on ReserveJob refuses it
+// (ErrWithdrawn). So either the job runs and the client can be given it, or it never charges.
+func (s *Store) WithdrawJob(ctx context.Context, userID, id string) (*Job, error) {
+	var out *Job
+	err := s.LockUser(ctx, userID, func(tx pgx.Tx, u *User) error {
+		j, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
+		if err == nil {
+			out = j
+			return nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("reading job: %w", err)
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO withdrawn_uploads (job_id, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, id, u.ID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("withdrawing upload %s: %w", id, err)
+	}
+	return out, nil
 }
 
 // MarkProcessing records that translation has begun.
@@ -347,14 +380,17 @@ func (s *Store) RecordZip(ctx context.Context, id, key string, size int64, failu
 }
 
 // activeJobs is the condition of a job that holds one of its user's concurrent-job slots: not
-// yet settled (a job whose ZIP is being built is settled already), and not deleted. A deleted job's workflow may still be winding down (or waiting
-// for Temporal to come back to be cancelled), but the user no longer has it.
+// yet settled (a job whose ZIP is being built is settled already), and not deleted. A deleted
+// job's workflow may still be winding down (or waiting for Temporal to come back to be
+// cancelled), but the user no longer has it. The jobs_active index has this predicate.
 const activeJobs = `settled_at IS NULL AND deleted_at IS NULL`
+
+const countActiveJobs = `SELECT count(*) FROM jobs WHERE user_id = $1 AND ` + activeJobs
 
 // ActiveJobs counts the user's pending and processing jobs that are not deleted.
 func (s *Store) ActiveJobs(ctx context.Context, userID string) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE user_id = $1 AND `+activeJobs, userID).Scan(&n)
+	err := s.pool.QueryRow(ctx, countActiveJobs, userID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("counting active jobs: %w", err)
 	}
@@ -362,35 +398,88 @@ func (s *Store) ActiveJobs(ctx context.Context, userID string) (int, error) {
 }
 
 // UnsettledJobs lists the jobs reserved before the given time that have not settled: the
-// reconciler asks each one's workflow whether it is still running.
+// reconciler asks each one's workflow whether it is still running. The jobs_unsettled index
+// answers it.
 func (s *Store) UnsettledJobs(ctx context.Context, before time.Time) ([]*Job, error) {
-	return s.listJobs(ctx, `settled_at IS NULL AND created_at < $1`, before)
+	return s.listJobs(ctx, unsettledJobs, before)
 }
 
-// OverdueExpiries lists the settled jobs whose retention ended before the given time but whose
-// files were never expired nor deleted: their expiry was lost.
+// StrandedJobs lists the jobs settled before the given time that never reached a terminal state:
+// their workflow settled them and was to record the archive. The reconciler concludes those whose
+// workflow is closed. The jobs_stranded index answers it.
+func (s *Store) StrandedJobs(ctx context.Context, before time.Time) ([]*Job, error) {
+	return s.listJobs(ctx, strandedJobs, before)
+}
+
+// FailSettledJob marks a settled job that never reached a terminal state failed, with message
+// appended to its errors once; credits are untouched. It reports whether it changed the job.
+func (s *Store) FailSettledJob(ctx context.Context, id, message string) (bool, error) {
+	e, _ := json.Marshal([]job.PageError{{Message: message}})
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = 'failed', errors = CASE WHEN errors @> $2::jsonb
+		THEN errors ELSE errors || $2::jsonb END WHERE id = $1 AND settled_at IS NOT NULL
+		AND status IN ('pending', 'processing')`, id, e)
+	if err != nil {
+		return false, fmt.Errorf("failing settled job %s: %w", id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// OverdueExpiries lists the terminal jobs whose retention ended before the given time but whose
+// files were never expired nor deleted: their expiry was lost. The jobs_expiry index answers it.
 func (s *Store) OverdueExpiries(ctx context.Context, before time.Time) ([]*Job, error) {
-	return s.listJobs(ctx, `settled_at IS NOT NULL AND expires_at < $1 AND expired_at IS NULL AND deleted_at IS NULL
-		AND status = 'completed'`, before)
+	return s.listJobs(ctx, overdueExpiries, before)
 }
 
-// JobExists reports whether any record, deleted or not, owns the job ID.
-func (s *Store) JobExists(ctx context.Context, id string) (bool, error) {
-	// Compared as a uuid so the primary key answers (id::text scanned the table once per blob
-	// prefix). A prefix that is not a job ID's canonical spelling names no job, as before.
-	u, err := uuid.Parse(id)
-	if err != nil || u.String() != id {
-		return false, nil
+// KeptJobs returns which of ids name a job whose files are kept: one with a record that is
+// neither deleted nor expired. The reconciler removes the files under every other job prefix (an
+// upload the API crashed under, a delete whose removal failed, a page written late by a worker
+// that lost contact). An ID in another spelling than the canonical one names no job.
+func (s *Store) KeptJobs(ctx context.Context, ids []string) (map[string]bool, error) {
+	var canonical []string
+	for _, id := range ids {
+		if u, err := uuid.Parse(id); err == nil && u.String() == id {
+			canonical = append(canonical, id)
+		}
 	}
-	var ok bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1::uuid)`, id).Scan(&ok); err != nil {
-		return false, fmt.Errorf("looking up job %s: %w", id, err)
+	kept := map[string]bool{}
+	if len(canonical) == 0 {
+		return kept, nil
 	}
-	return ok, nil
+	// Compared as uuids so that the primary key answers (id::text scanned the table).
+	rows, err := s.pool.Query(ctx, `SELECT id::text FROM jobs WHERE id = ANY($1::uuid[])
+		AND deleted_at IS NULL AND expired_at IS NULL`, canonical)
+	if err != nil {
+		return nil, fmt.Errorf("looking up %d jobs: %w", len(canonical), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("looking up jobs: %w", err)
+		}
+		kept[id] = true
+	}
+	return kept, rows.Err()
 }
 
-func (s *Store) listJobs(ctx context.Context, where string, args ...any) ([]*Job, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+where+` ORDER BY created_at LIMIT 1000`, args...)
+// The reconciler's lists: each condition, and the order of the column its index is on, so that
+// the scan stops at the limit.
+var (
+	unsettledJobs   = jobList{`settled_at IS NULL AND created_at < $1`, `created_at`}
+	strandedJobs    = jobList{`settled_at IS NOT NULL AND status IN ('pending', 'processing') AND settled_at < $1`, `settled_at`}
+	overdueExpiries = jobList{`expires_at < $1 AND expired_at IS NULL AND deleted_at IS NULL AND settled_at IS NOT NULL
+		AND status IN ('completed', 'failed')`, `expires_at`}
+)
+
+type jobList struct{ where, order string }
+
+func (l jobList) query() string {
+	return `SELECT ` + jobColumns + ` FROM jobs WHERE ` + l.where + ` ORDER BY ` + l.order + ` LIMIT 1000`
+}
+
+// listJobs returns the first 1000 jobs of the list.
+func (s *Store) listJobs(ctx context.Context, l jobList, args ...any) ([]*Job, error) {
+	rows, err := s.pool.Query(ctx, l.query(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing jobs: %w", err)
 	}

@@ -33,6 +33,7 @@ var (
 	ErrInsufficientCredits = errors.New("insufficient credits")
 	ErrConcurrencyLimit    = errors.New("concurrent job limit reached")
 	ErrUnknownPlan         = errors.New("unknown plan")
+	ErrWithdrawn           = errors.New("the upload was withdrawn before its reservation")
 )
 
 // Open connects to url and checks the connection.

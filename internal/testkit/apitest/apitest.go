@@ -28,7 +28,9 @@ import (
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"gocloud.dev/blob"
 
 	"github.com/vtsproject/vts/api"
@@ -227,6 +229,11 @@ type Options struct {
 	Tracer trace.TracerProvider
 	// StopGrace is how long StopWorker lets running activities finish (0: cancelled at once).
 	StopGrace time.Duration
+	// AroundActivity, when set, runs each attempt of an activity (local ones too) on the env's
+	// workers, given its type (ReserveCredits, BuildZip, RecordZip...), its workflow's ID and run,
+	// which runs the activity: a test holds an attempt open by blocking before or after run, or
+	// fails it without running it.
+	AroundActivity ActivityHook
 }
 
 // Env is a running service.
@@ -301,6 +308,9 @@ func Start(t testing.TB, opts Options) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(stack.Close)
+	if opts.AroundActivity != nil {
+		stack.WorkerInterceptors = append(stack.WorkerInterceptors, &activityHook{around: opts.AroundActivity})
+	}
 	if err := stack.Store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -553,4 +563,31 @@ func (e *Env) Balance(userID string) (allowance, purchased int64) {
 		e.T.Fatalf("balances %d/%d/%d differ from the ledger %d/%d/%d", u.AllowanceCredits, u.PurchasedCredits, u.DebtCredits, a, p, d)
 	}
 	return u.AllowanceCredits, u.PurchasedCredits
+}
+
+// ActivityHook is Options.AroundActivity.
+type ActivityHook func(ctx context.Context, activity, workflowID string, run func() (any, error)) (any, error)
+
+// activityHook runs each activity attempt through Options.AroundActivity.
+type activityHook struct {
+	interceptor.WorkerInterceptorBase
+	around ActivityHook
+}
+
+func (h *activityHook) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	a := &activityHookInbound{around: h.around}
+	a.Next = next
+	return a
+}
+
+type activityHookInbound struct {
+	interceptor.ActivityInboundInterceptorBase
+	around ActivityHook
+}
+
+func (a *activityHookInbound) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	info := activity.GetInfo(ctx)
+	return a.around(ctx, info.ActivityType.Name, info.WorkflowExecution.ID, func() (any, error) {
+		return a.Next.ExecuteActivity(ctx, in)
+	})
 }

@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"os"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/vtsproject/vts/internal/store"
@@ -71,4 +73,37 @@ func NewStore(tb testing.TB) *store.Store {
 		tb.Fatal(fmt.Errorf("migrating: %w", err))
 	}
 	return s
+}
+
+// SeedJobs adds n finished jobs of userID (who must exist) with COPY, as a table of every job
+// ever run holds them: settled and completed, all but the last kept expired (their files gone),
+// the last kept still in retention. It returns the IDs of the kept ones.
+func SeedJobs(tb testing.TB, s *store.Store, userID string, n, kept int) []string {
+	tb.Helper()
+	now := time.Now()
+	var ids []string
+	rows := make([][]any, 0, n)
+	for i := range n {
+		id := uuid.New()
+		created := now.Add(-time.Duration(n-i) * time.Minute)
+		settled := created.Add(time.Minute)
+		expires, expired := settled.Add(24*time.Hour), &settled
+		if i >= n-kept {
+			expires, expired = now.Add(24*time.Hour), nil
+			ids = append(ids, id.String())
+		}
+		rows = append(rows, []any{id, userID, "completed", "standard", "original", "auto", "es", 1, 1, "free",
+			int64(86400), 1, 1, 0, 1, created, settled, settled, expires, expired})
+	}
+	_, err := s.Pool().CopyFrom(context.Background(), pgx.Identifier{"jobs"}, []string{"id", "user_id", "status",
+		"mode", "resolution", "source_lang", "target_lang", "total", "progress", "plan", "retention_seconds",
+		"credits_reserved", "allowance_reserved", "purchased_reserved", "credits_charged", "created_at", "settled_at",
+		"completed_at", "expires_at", "expired_at"}, pgx.CopyFromRows(rows))
+	if err != nil {
+		tb.Fatalf("seeding %d jobs: %v", n, err)
+	}
+	if _, err := s.Pool().Exec(context.Background(), `ANALYZE jobs`); err != nil {
+		tb.Fatalf("analyzing jobs: %v", err)
+	}
+	return ids
 }
