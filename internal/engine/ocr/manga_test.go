@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/detect"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/imageio"
 )
@@ -139,7 +140,7 @@ func TestMangaPageIsFoundReadTranslatedAndLettered(t *testing.T) {
 		if sim := similarity(b.Source, wantOrder[i]); sim < 0.7 {
 			t.Errorf("block %d read %q, want %q (similarity %.2f)", i, b.Source, wantOrder[i], sim)
 		}
-		if !b.Vertical || b.Kind != "bubble" || b.Confidence < minReadConf || b.Translation != sampleTranslations[wantOrder[i]] {
+		if !b.Vertical || b.Kind != "bubble" || b.Confidence < detect.MinReadConf || b.Translation != sampleTranslations[wantOrder[i]] {
 			t.Errorf("block %d: %+v", i, b)
 		}
 	}

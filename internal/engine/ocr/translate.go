@@ -11,8 +11,12 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/clean"
+	"github.com/vtsproject/vts/internal/engine/detect"
+	"github.com/vtsproject/vts/internal/engine/find"
 	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
+	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
 )
@@ -35,7 +39,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	if format == "" {
 		format = info.Format
 	}
-	page := toRGBA(src, size)
+	img := toRGBA(src, size)
 	src = nil // the decoded source can be collected while OCR runs
 
 	progress := func(stage string) {
@@ -47,24 +51,24 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	progress("ocr")
 	var detection *engine.Detection
 	if len(p.cjk) > 0 {
-		mp, err := e.readCJK(ctx, page, p)
+		mp, err := e.readCJK(ctx, img, p)
 		if err != nil {
 			return nil, err
 		}
 		detection = mp.detection
 		switch {
 		case mp.lang != "":
-			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, page, format, mp, progress)
+			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, img, format, mp, progress)
 			if err != nil {
 				return nil, err
 			}
-			data, err := encodeLike(page, format)
+			data, err := encodeLike(img, format)
 			if err != nil {
 				return nil, err
 			}
 			ts.Page, ts.Detection = req.Filename, detection
 			resp.Image, resp.Format, resp.Transcript, resp.Cleaned = data, format, ts, cleaned
-			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks, "detection", detectionReason(detection))
+			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks, "detection", detect.Reason(detection))
 			return resp, nil
 		case mp.latin && len(p.candidates) == 0:
 			return nil, engine.Permanent(fmt.Sprintf("the text on this page is in the Latin script, which cannot be translated to %s here", languageName(p.dst)), nil)
@@ -75,17 +79,17 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		}
 	}
 	if len(p.candidates) == 0 {
-		return e.unchanged(req, page, format)
+		return e.unchanged(req, img, format)
 	}
-	blocks, lang, err := e.recognise(ctx, page, p)
+	blocks, lang, err := e.recognise(ctx, img, p)
 	if err != nil {
 		return nil, err
 	}
 	tr := e.translatorFor(p.mode, lang, p.dst)
 	n := 0
-	ts := &engine.Transcript{Page: req.Filename, Width: page.Bounds().Dx(), Height: page.Bounds().Dy(), SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
+	ts := &engine.Transcript{Page: req.Filename, Width: img.Bounds().Dx(), Height: img.Bounds().Dy(), SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
 	if p.auto {
-		ts.Detection = latinDetection(detection, lang, p.candidates)
+		ts.Detection = detect.LatinDetection(detection, lang, p.candidates)
 	}
 	if len(blocks) > 0 && lang != p.dst && tr != nil {
 		progress("translate")
@@ -106,7 +110,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 			}
 		}
 		progress("render")
-		n = e.render(page, blocks, out, p.dst)
+		n = e.render(img, blocks, out, p.dst)
 		for i, b := range blocks {
 			conf := 0.0
 			for _, l := range b.Lines {
@@ -117,12 +121,12 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 			ts.Blocks = append(ts.Blocks, engine.TranscriptBlock{Box: rectOf(b.Box), Shape: corners(b.Box), Kind: "free",
 				Lang: lang, Source: b.Text, Translation: out[i], Confidence: round2(conf)})
 		}
-		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n, "detection", detectionReason(ts.Detection))
+		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n, "detection", detect.Reason(ts.Detection))
 	}
 	if n == 0 {
-		return e.unchanged(req, page, format)
+		return e.unchanged(req, img, format)
 	}
-	data, err := encodeLike(page, format)
+	data, err := encodeLike(img, format)
 	if err != nil {
 		return nil, err
 	}
@@ -131,19 +135,19 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 
 // unchanged answers a page without text to translate: the upload itself when no resizing was
 // asked for, so a text-free page comes back byte for byte.
-func (e *Engine) unchanged(req engine.Request, page *image.RGBA, format string) (*engine.Response, error) {
+func (e *Engine) unchanged(req engine.Request, img *image.RGBA, format string) (*engine.Response, error) {
 	if req.Resolution == "" || req.Resolution == "original" {
 		return &engine.Response{Image: req.Image, Format: format}, nil
 	}
-	data, err := encodeLike(page, format)
+	data, err := encodeLike(img, format)
 	if err != nil {
 		return nil, err
 	}
 	return &engine.Response{Image: data, Format: format}, nil
 }
 
-func encodeLike(page *image.RGBA, format string) ([]byte, error) {
-	data, err := imageio.EncodeBytes(page, format)
+func encodeLike(img *image.RGBA, format string) ([]byte, error) {
+	data, err := imageio.EncodeBytes(img, format)
 	if err != nil {
 		return nil, fmt.Errorf("encoding translated page as %s: %w", format, err)
 	}
@@ -177,11 +181,11 @@ func previousExchange(prev *engine.Transcript) *translator.Exchange {
 
 // recognise finds the blocks of lettering on the page, in page coordinates, and the language
 // they are in.
-func (e *Engine) recognise(ctx context.Context, page *image.RGBA, p planned) ([]block, string, error) {
-	view := prepare(page, p.mode.Effort)
+func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]find.Group, string, error) {
+	view := read.Prepare(img, p.mode.Effort >= EffortBest)
 	cands := p.candidates
 	if len(cands) > 1 {
-		cands = e.narrowByScript(ctx, view, cands)
+		cands = detect.NarrowByScript(ctx, e.tess, view.Gray, cands, e.hasOSD, e.log)
 	}
 	tl := make([]string, len(cands))
 	for i, c := range cands {
@@ -197,79 +201,52 @@ func (e *Engine) recognise(ctx context.Context, page *image.RGBA, p planned) ([]
 	}
 	var passes []pass
 	switch {
-	case p.mode.Effort == EffortFast && mostlyDark(view.Gray):
-		passes = []pass{{inverted(view.Gray), true}}
+	case p.mode.Effort == EffortFast && read.MostlyDark(view.Gray):
+		passes = []pass{{read.Inverted(view.Gray), true}}
 	case p.mode.Effort == EffortFast:
 		passes = []pass{{view.Gray, false}}
 	default:
-		passes = []pass{{view.Gray, false}, {inverted(view.Gray), true}}
+		passes = []pass{{view.Gray, false}, {read.Inverted(view.Gray), true}}
 	}
-	results := make([][]word, len(passes))
+	results := make([][]page.Word, len(passes))
 	errs := make([]error, len(passes))
 	var wg sync.WaitGroup
 	for i, ps := range passes {
 		wg.Go(func() {
-			results[i], errs[i] = e.tess.words(ctx, ps.img, langs, 11)
+			results[i], errs[i] = e.tess.Words(ctx, ps.img, langs, 11)
 			for j := range results[i] {
 				results[i][j].Inverted = ps.inverted
 			}
 		})
 	}
 	wg.Wait()
-	var all []word
+	var all []page.Word
 	for i := range passes {
 		if errs[i] != nil {
 			return nil, "", fmt.Errorf("recognising text: %w", errs[i])
 		}
 		all = append(all, results[i]...)
 	}
-	words := cleanWords(all, view.Gray.Bounds().Dy())
-	bounds := page.Bounds()
+	words := find.CleanWords(all, view.Gray.Bounds().Dy())
+	bounds := img.Bounds()
 	kept := words[:0]
 	for _, w := range words {
 		w.Box = scaleRect(w.Box, 1/view.Scale).Intersect(bounds)
 		// Tesseract binarises the whole page at once, so a smooth gradient or soft shading
 		// yields "words" at its threshold edge. Real lettering stands out from its own
 		// surroundings.
-		if localContrast(page, w.Box) >= minInkContrast {
+		if find.LocalContrast(img, w.Box) >= find.MinInkContrast {
 			kept = append(kept, w)
 		}
 	}
 	words = kept
-	blocks := groupBlocks(groupLines(words))
+	blocks := find.GroupBlocks(find.GroupLines(words))
 	var text strings.Builder
 	for _, b := range blocks {
 		text.WriteString(b.Text)
 		text.WriteByte('\n')
 	}
-	return blocks, guessLanguage(text.String(), cands), nil
-}
-
-// narrowByScript keeps the candidates written in the script OSD sees, when OSD is installed and
-// the candidates span several scripts; a single script needs no OSD run.
-func (e *Engine) narrowByScript(ctx context.Context, view ocrView, cands []string) []string {
-	scripts := map[string]bool{}
-	for _, c := range cands {
-		scripts[scriptOf(c)] = true
-	}
-	if len(scripts) < 2 || !e.hasOSD {
-		return cands
-	}
-	script, err := e.tess.script(ctx, view.Gray)
-	if err != nil {
-		e.log.DebugContext(ctx, "script detection failed; reading with all candidate languages", "err", err)
-		return cands
-	}
-	var kept []string
-	for _, c := range cands {
-		if scriptOf(c) == script {
-			kept = append(kept, c)
-		}
-	}
-	if len(kept) == 0 {
-		return cands
-	}
-	return kept
+	return blocks, detect.Language(text.String(), cands), nil
 }
 
 func scaleRect(r image.Rectangle, s float64) image.Rectangle {
@@ -310,8 +287,8 @@ func unshout(s string) (string, bool) {
 }
 
 // render erases the original lettering of the translated blocks and letters the translations.
-func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang string) int {
-	m := &region{Box: page.Bounds(), Mask: make([]bool, page.Bounds().Dx()*page.Bounds().Dy())}
+func (e *Engine) render(img *image.RGBA, blocks []find.Group, texts []string, lang string) int {
+	m := &page.Mask{Box: img.Bounds(), Mask: make([]bool, img.Bounds().Dx()*img.Bounds().Dy())}
 	type style struct {
 		bg, ink color.RGBA
 		hasInk  bool
@@ -324,7 +301,7 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 		var best clean.GlyphStats
 		for _, l := range b.Lines {
 			for _, w := range l.Words {
-				st := clean.Glyphs(page, m, w.Box)
+				st := clean.Glyphs(img, m, w.Box)
 				if st.InkPixels > best.InkPixels {
 					best = st
 				}
@@ -332,7 +309,7 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 		}
 		styles[i] = style{bg: best.Background, ink: best.Ink, hasInk: best.InkPixels > 0}
 	}
-	clean.Fill(page, m)
+	clean.Fill(img, m)
 
 	n := 0
 	for i, b := range blocks {
@@ -341,13 +318,13 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 		}
 		lh := 0
 		for _, l := range b.Lines {
-			lh = max(lh, lineHeight(l))
+			lh = max(lh, find.LineHeight(l))
 		}
-		area := e.areaFor(page, blocks, i, styles[i].bg, lh)
+		area := e.areaFor(img, blocks, i, styles[i].bg, lh)
 		text := texts[i]
 		// A word box spans about 0.8 em (cap height plus some descenders); the translation may
 		// not grow past the original lettering's size, only shrink to fit.
-		e.fonts.Box(page, area, text, lang, float64(lh)/0.8*1.1, letter.InkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
+		e.fonts.Box(img, area, text, lang, float64(lh)/0.8*1.1, letter.InkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
 		n++
 	}
 	return n
@@ -356,9 +333,9 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 // areaFor is the box to letter block i into: the block's own box, grown into the surrounding
 // background (the rest of the bubble) by up to two line heights across and one down where that background is plain,
 // so a longer translation keeps a readable size, then inset by a small margin.
-func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA, lh int) image.Rectangle {
+func (e *Engine) areaFor(img *image.RGBA, blocks []find.Group, i int, bg color.RGBA, lh int) image.Rectangle {
 	box := blocks[i].Box
-	bounds := page.Bounds()
+	bounds := img.Bounds()
 	plain := func(r image.Rectangle) bool {
 		r = r.Intersect(bounds)
 		if r.Empty() || r != r.Intersect(bounds) {
@@ -371,7 +348,7 @@ func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA,
 		}
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			for x := r.Min.X; x < r.Max.X; x++ {
-				if colorDiff(page.RGBAAt(x, y), bg) > 40 {
+				if colorDiff(img.RGBAAt(x, y), bg) > 40 {
 					return false
 				}
 			}
@@ -402,3 +379,6 @@ func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA,
 	}
 	return box
 }
+
+// colorDiff is page.ColorDist.
+var colorDiff = page.ColorDist
