@@ -1,6 +1,7 @@
 package ocr
 
 import (
+	"fmt"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -142,6 +143,9 @@ func TestMangaPageIsFoundReadTranslatedAndLettered(t *testing.T) {
 		}
 		if !b.Vertical || b.Kind != "bubble" || b.Confidence < detect.MinReadConf || b.Translation != sampleTranslations[wantOrder[i]] {
 			t.Errorf("block %d: %+v", i, b)
+		}
+		if b.ID != fmt.Sprintf("b%d", i+1) || b.Status != "lettered" || b.Reason != "" {
+			t.Errorf("block %d is %s, %s %q; want b%d, lettered", i, b.ID, b.Status, b.Reason, i+1)
 		}
 	}
 	// One request carried every block in reading order, with the glossary.

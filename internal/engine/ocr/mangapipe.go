@@ -73,31 +73,33 @@ func (mp *cjkPage) looksLikeText() bool {
 	return len(mp.blocks) >= 2 || (len(mp.blocks) == 1 && len(mp.blocks[0].Lines) >= 2)
 }
 
-// translateCJK translates the read blocks of mp, cleans and letters the page; it fills the
-// transcript. It is an error a user reads when the language cannot be translated here or the
-// text could not be read with confidence.
-func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned, img *image.RGBA, format string, mp *cjkPage, progress func(string)) (*engine.Response, *engine.Transcript, []byte, error) {
+// translateCJK translates the read blocks of mp, cleans and letters the page; it returns the
+// page model with every block found, each with its status. It is an error a user reads when the
+// language cannot be translated here or the text could not be read with confidence.
+func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned, img *image.RGBA, format string, mp *cjkPage, progress func(string)) (*page.Page, []byte, error) {
 	tr := e.translatorFor(p.mode, mp.lang, p.dst)
 	if tr == nil {
-		return nil, nil, nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
+		return nil, nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
 	}
+	pg := &page.Page{Image: img, Name: req.Filename, SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr", Detection: mp.detection}
 	var keep []int
 	var texts []string
-	for i, r := range mp.readings {
-		text := read.CleanCJK(r.Text)
-		if r.Conf < detect.MinReadConf || !lang.HasCJK(text) {
-			continue
+	for i, b := range mp.blocks {
+		r := mp.readings[i]
+		b.ID, b.Kind, b.Lang, b.Status = page.ID(i), page.Free, mp.lang, page.Read
+		if b.Bubble != nil {
+			b.Kind = page.Bubble
 		}
-		// Outside a bubble, art can pass for a character or two; there only a confident
-		// reading of real length is taken for lettering, so art is never painted over.
-		if b := mp.blocks[i]; b.Bubble == nil && (r.Conf < minFreeConf || len([]rune(text)) < 3) {
+		b.Source, b.Confidence = read.CleanCJK(r.Text), round2(r.Conf)
+		if why := unreadable(b, r); why != "" {
+			b.Status, b.Reason = page.Skipped, why
 			continue
 		}
 		keep = append(keep, i)
-		texts = append(texts, text)
+		texts = append(texts, b.Source)
 	}
 	if len(keep) == 0 {
-		return nil, nil, nil, engine.Permanent(fmt.Sprintf("the %s text on this page could not be read with confidence", languageName(mp.lang)), nil)
+		return nil, nil, engine.Permanent(fmt.Sprintf("the %s text on this page could not be read with confidence", languageName(mp.lang)), nil)
 	}
 	progress("translate")
 	treq := translator.Request{Src: mp.lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
@@ -110,53 +112,63 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 	}
 	res, err := tr.Translate(ctx, treq)
 	if err != nil {
-		return nil, nil, nil, translationError(tr.Name(), err)
+		return nil, nil, translationError(tr.Name(), err)
 	}
 	progress("render")
-	ts := &engine.Transcript{Width: img.Bounds().Dx(), Height: img.Bounds().Dy(), SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr"}
-	translated := map[int]string{}
-	sources := map[int]string{}
 	for k, i := range keep {
-		translated[i] = strings.TrimSpace(res.Translations[k])
-		sources[i] = texts[k]
+		b := mp.blocks[i]
 		if k < len(res.Sources) && strings.TrimSpace(res.Sources[k]) != "" {
-			sources[i] = strings.TrimSpace(res.Sources[k])
+			b.Source = strings.TrimSpace(res.Sources[k])
 		}
+		translated(b, res.Translations[k])
 	}
 	// Clean every translated block first, so that lettering never lands on a neighbour's
 	// glyphs, then keep a copy of the clean page for teams that letter by hand.
-	for i, b := range mp.blocks {
-		if translated[i] != "" {
+	for _, b := range mp.blocks {
+		if b.Status == page.Translated {
 			e.eraseBlock(img, mp.pa, b)
 		}
 	}
 	cleaned, err := encodeLike(img, format)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	n := 0
-	for i, b := range mp.blocks {
-		tb := engine.TranscriptBlock{
-			Box: rectOf(b.Box), Kind: "free", Vertical: b.Vertical, Lang: mp.lang,
-			Source: read.CleanCJK(mp.readings[i].Text), Confidence: round2(mp.readings[i].Conf),
+	for _, b := range mp.blocks {
+		if b.Status == page.Translated {
+			b.Shape, b.Status = e.letterBlock(img, b, b.Translation, p.dst), page.Lettered
 		}
-		if s, ok := sources[i]; ok {
-			tb.Source = s
+		if len(b.Shape) == 0 {
+			b.Shape = page.Corners(b.Box)
 		}
-		if b.Bubble != nil {
-			tb.Kind = "bubble"
-		}
-		if text := translated[i]; text != "" {
-			tb.Translation = text
-			tb.Shape = e.letterBlock(img, b, text, p.dst)
-			n++
-		}
-		if tb.Shape == nil {
-			tb.Shape = corners(b.Box)
-		}
-		ts.Blocks = append(ts.Blocks, tb)
+		pg.Blocks = append(pg.Blocks, *b)
 	}
-	return &engine.Response{Blocks: n}, ts, cleaned, nil
+	return pg, cleaned, nil
+}
+
+// unreadable says why a block's reading may not be translated, or "" when it may.
+func unreadable(b *page.Block, r page.Reading) string {
+	switch {
+	case r.Text == "" && !b.WorthReading():
+		return "too small to be lettering outside a bubble"
+	case r.Conf < detect.MinReadConf:
+		return "read without confidence"
+	case !lang.HasCJK(b.Source):
+		return "not read as Chinese, Japanese or Korean"
+	case b.Bubble == nil && (r.Conf < minFreeConf || len([]rune(b.Source)) < 3):
+		// Outside a bubble, art can pass for a character or two; there only a confident
+		// reading of real length is taken for lettering, so art is never painted over.
+		return "outside a bubble, too short or unsure to be lettering"
+	}
+	return ""
+}
+
+// translated records a block's translation: translated, or skipped when none came back.
+func translated(b *page.Block, text string) {
+	b.Translation = strings.TrimSpace(text)
+	b.Status = page.Translated
+	if b.Translation == "" {
+		b.Status, b.Reason = page.Skipped, "the translator gave no translation"
+	}
 }
 
 func languageName(code string) string {
@@ -176,7 +188,7 @@ func (e *Engine) eraseBlock(img *image.RGBA, pa *page.Analysis, b *page.Block) {
 }
 
 // letterBlock letters text for block b and returns the outline of the area it used.
-func (e *Engine) letterBlock(img *image.RGBA, b *page.Block, text, lang string) []engine.Point {
+func (e *Engine) letterBlock(img *image.RGBA, b *page.Block, text, lang string) []image.Point {
 	t := letter.Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical}
 	if b.Bubble != nil {
 		t.Paper = page.Paper(img, b.Bubble, b.Box, b.Paper)
@@ -187,19 +199,7 @@ func (e *Engine) letterBlock(img *image.RGBA, b *page.Block, text, lang string) 
 		}
 		t.Area = b.Bubble.Erode(margin)
 	}
-	var pts []engine.Point
-	for _, p := range e.fonts.Block(img, t, text, lang) {
-		pts = append(pts, engine.Point{X: p.X, Y: p.Y})
-	}
-	return pts
-}
-
-func rectOf(r image.Rectangle) engine.Rect {
-	return engine.Rect{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
-}
-
-func corners(r image.Rectangle) []engine.Point {
-	return []engine.Point{{X: r.Min.X, Y: r.Min.Y}, {X: r.Max.X, Y: r.Min.Y}, {X: r.Max.X, Y: r.Max.Y}, {X: r.Min.X, Y: r.Max.Y}}
+	return e.fonts.Block(img, t, text, lang)
 }
 
 func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }

@@ -58,16 +58,15 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		detection = mp.detection
 		switch {
 		case mp.lang != "":
-			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, img, format, mp, progress)
+			pg, cleaned, err := e.translateCJK(ctx, req, p, img, format, mp, progress)
 			if err != nil {
 				return nil, err
 			}
-			data, err := encodeLike(img, format)
+			resp, err := respond(pg, format)
 			if err != nil {
 				return nil, err
 			}
-			ts.Page, ts.Detection = req.Filename, detection
-			resp.Image, resp.Format, resp.Transcript, resp.Cleaned = data, format, ts, cleaned
+			resp.Cleaned = cleaned
 			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks, "detection", detect.Reason(detection))
 			return resp, nil
 		case mp.latin && len(p.candidates) == 0:
@@ -81,56 +80,87 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	if len(p.candidates) == 0 {
 		return e.unchanged(req, img, format)
 	}
-	blocks, lang, err := e.recognise(ctx, img, p)
+	pg, err := e.translateLatin(ctx, req, p, img, detection, progress)
+	if err != nil {
+		return nil, err
+	}
+	if pg == nil {
+		return e.unchanged(req, img, format)
+	}
+	return respond(pg, format)
+}
+
+// respond encodes the lettered page and its transcript, the page model's serialized form.
+func respond(pg *page.Page, format string) (*engine.Response, error) {
+	data, err := encodeLike(pg.Image, format)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, b := range pg.Blocks {
+		if b.Status == page.Lettered {
+			n++
+		}
+	}
+	return &engine.Response{Image: data, Format: format, Blocks: n, Transcript: pg.Transcript()}, nil
+}
+
+// translateLatin reads a page in a Latin-script (or other non-CJK) language, translates, cleans
+// and letters it. It returns nil when nothing on the page was lettered.
+func (e *Engine) translateLatin(ctx context.Context, req engine.Request, p planned, img *image.RGBA, detection *engine.Detection, progress func(string)) (*page.Page, error) {
+	groups, lang, err := e.recognise(ctx, img, p)
 	if err != nil {
 		return nil, err
 	}
 	tr := e.translatorFor(p.mode, lang, p.dst)
-	n := 0
-	ts := &engine.Transcript{Page: req.Filename, Width: img.Bounds().Dx(), Height: img.Bounds().Dy(), SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
+	if len(groups) == 0 || lang == p.dst || tr == nil {
+		return nil, nil
+	}
+	pg := &page.Page{Image: img, Name: req.Filename, SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
 	if p.auto {
-		ts.Detection = detect.LatinDetection(detection, lang, p.candidates)
+		pg.Detection = detect.LatinDetection(detection, lang, p.candidates)
 	}
-	if len(blocks) > 0 && lang != p.dst && tr != nil {
-		progress("translate")
-		texts := make([]string, len(blocks))
-		shout := make([]bool, len(blocks))
-		for i, b := range blocks {
-			texts[i], shout[i] = unshout(b.Text)
-		}
-		res, err := tr.Translate(ctx, translator.Request{Src: lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
-			Glossary: parseGlossary(req.Glossary), Previous: previousExchange(req.Previous)})
-		if err != nil {
-			return nil, translationError(tr.Name(), err)
-		}
-		out := res.Translations
-		for i := range out {
-			if shout[i] {
-				out[i] = strings.ToUpper(out[i])
-			}
-		}
-		progress("render")
-		n = e.render(img, blocks, out, p.dst)
-		for i, b := range blocks {
-			conf := 0.0
-			for _, l := range b.Lines {
-				for _, w := range l.Words {
-					conf += w.Conf / 100 / float64(len(l.Words)*len(b.Lines))
-				}
-			}
-			ts.Blocks = append(ts.Blocks, engine.TranscriptBlock{Box: rectOf(b.Box), Shape: corners(b.Box), Kind: "free",
-				Lang: lang, Source: b.Text, Translation: out[i], Confidence: round2(conf)})
-		}
-		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n, "detection", detect.Reason(ts.Detection))
+	progress("translate")
+	texts := make([]string, len(groups))
+	shout := make([]bool, len(groups))
+	for i, g := range groups {
+		texts[i], shout[i] = unshout(g.Text)
 	}
-	if n == 0 {
-		return e.unchanged(req, img, format)
-	}
-	data, err := encodeLike(img, format)
+	res, err := tr.Translate(ctx, translator.Request{Src: lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
+		Glossary: parseGlossary(req.Glossary), Previous: previousExchange(req.Previous)})
 	if err != nil {
-		return nil, err
+		return nil, translationError(tr.Name(), err)
 	}
-	return &engine.Response{Image: data, Format: format, Blocks: n, Transcript: ts}, nil
+	out := res.Translations
+	for i := range out {
+		if shout[i] {
+			out[i] = strings.ToUpper(out[i])
+		}
+	}
+	for i, g := range groups {
+		conf := 0.0
+		for _, l := range g.Lines {
+			for _, w := range l.Words {
+				conf += w.Conf / 100 / float64(len(l.Words)*len(g.Lines))
+			}
+		}
+		b := page.Block{ID: page.ID(i), Box: g.Box, Kind: page.Free, Lang: lang, Source: g.Text, Confidence: round2(conf), Status: page.Translated}
+		if i < len(out) {
+			b.Translation = out[i]
+		}
+		if strings.TrimSpace(b.Translation) == "" {
+			// Nothing to put back: the original stays rather than a hole.
+			b.Status, b.Reason = page.Skipped, "the translator gave no translation"
+		}
+		pg.Blocks = append(pg.Blocks, b)
+	}
+	progress("render")
+	n := e.render(pg, groups)
+	e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n, "detection", detect.Reason(pg.Detection))
+	if n == 0 {
+		return nil, nil
+	}
+	return pg, nil
 }
 
 // unchanged answers a page without text to translate: the upload itself when no resizing was
@@ -286,20 +316,23 @@ func unshout(s string) (string, bool) {
 	return strings.TrimSpace(out), true
 }
 
-// render erases the original lettering of the translated blocks and letters the translations.
-func (e *Engine) render(img *image.RGBA, blocks []find.Group, texts []string, lang string) int {
+// render erases the original lettering of the translated blocks of pg (found as groups) and
+// letters the translations; each lettered block keeps the area it was lettered into as its shape,
+// the others their box. It returns how many it lettered.
+func (e *Engine) render(pg *page.Page, groups []find.Group) int {
+	img := pg.Image
 	m := &page.Mask{Box: img.Bounds(), Mask: make([]bool, img.Bounds().Dx()*img.Bounds().Dy())}
 	type style struct {
 		bg, ink color.RGBA
 		hasInk  bool
 	}
-	styles := make([]style, len(blocks))
-	for i, b := range blocks {
-		if i >= len(texts) || strings.TrimSpace(texts[i]) == "" {
-			continue // nothing to put back: keep the original rather than leave a hole
+	styles := make([]style, len(groups))
+	for i, g := range groups {
+		if pg.Blocks[i].Status != page.Translated {
+			continue
 		}
 		var best clean.GlyphStats
-		for _, l := range b.Lines {
+		for _, l := range g.Lines {
 			for _, w := range l.Words {
 				st := clean.Glyphs(img, m, w.Box)
 				if st.InkPixels > best.InkPixels {
@@ -312,19 +345,21 @@ func (e *Engine) render(img *image.RGBA, blocks []find.Group, texts []string, la
 	clean.Fill(img, m)
 
 	n := 0
-	for i, b := range blocks {
-		if i >= len(texts) || strings.TrimSpace(texts[i]) == "" {
+	for i, g := range groups {
+		b := &pg.Blocks[i]
+		b.Shape = page.Corners(b.Box)
+		if b.Status != page.Translated {
 			continue
 		}
 		lh := 0
-		for _, l := range b.Lines {
+		for _, l := range g.Lines {
 			lh = max(lh, find.LineHeight(l))
 		}
-		area := e.areaFor(img, blocks, i, styles[i].bg, lh)
-		text := texts[i]
+		area := e.areaFor(img, groups, i, styles[i].bg, lh)
 		// A word box spans about 0.8 em (cap height plus some descenders); the translation may
 		// not grow past the original lettering's size, only shrink to fit.
-		e.fonts.Box(img, area, text, lang, float64(lh)/0.8*1.1, letter.InkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
+		e.fonts.Box(img, area, b.Translation, pg.TargetLang, float64(lh)/0.8*1.1, letter.InkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
+		b.Shape, b.Status = page.Corners(area), page.Lettered
 		n++
 	}
 	return n

@@ -3,6 +3,8 @@ package ocr
 import (
 	"image"
 	"testing"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
 func TestUnshout(t *testing.T) {
@@ -33,5 +35,30 @@ func TestTargetSize(t *testing.T) {
 	}
 	if _, err := targetSize(image.Rect(0, 0, 10, 10), "8K"); err == nil {
 		t.Error("8K accepted")
+	}
+}
+
+// A block whose reading may not be translated says why in the transcript; a confident reading
+// of CJK text in a bubble, or of three characters or more on art, goes to the translator.
+func TestUnreadableSaysWhy(t *testing.T) {
+	bubble := page.NewMask(image.Rect(0, 0, 100, 100))
+	col := []image.Rectangle{image.Rect(40, 10, 60, 90)}
+	cases := []struct {
+		block page.Block
+		read  page.Reading
+		want  string
+	}{
+		{page.Block{Source: "お前は何者だ", Bubble: bubble, Lines: col, Char: 20}, page.Reading{Text: "お前は何者だ", Conf: 0.9}, ""},
+		{page.Block{Source: "お前は", Lines: col, Char: 20}, page.Reading{Text: "お前は", Conf: 0.8}, ""},
+		{page.Block{Lines: []image.Rectangle{image.Rect(40, 10, 60, 30)}, Char: 20}, page.Reading{}, "too small to be lettering outside a bubble"},
+		{page.Block{Source: "お前は", Bubble: bubble, Lines: col, Char: 20}, page.Reading{Text: "お前は", Conf: 0.4}, "read without confidence"},
+		{page.Block{Source: "Hello", Bubble: bubble, Lines: col, Char: 20}, page.Reading{Text: "Hello", Conf: 0.9}, "not read as Chinese, Japanese or Korean"},
+		{page.Block{Source: "お前", Lines: col, Char: 20}, page.Reading{Text: "お前", Conf: 0.9}, "outside a bubble, too short or unsure to be lettering"},
+		{page.Block{Source: "お前は", Lines: col, Char: 20}, page.Reading{Text: "お前は", Conf: 0.6}, "outside a bubble, too short or unsure to be lettering"},
+	}
+	for i, c := range cases {
+		if got := unreadable(&c.block, c.read); got != c.want {
+			t.Errorf("case %d: %q, want %q", i, got, c.want)
+		}
 	}
 }
