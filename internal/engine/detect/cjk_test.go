@@ -2,8 +2,6 @@ package detect_test
 
 import (
 	"context"
-	"image"
-	"image/draw"
 	"log/slog"
 	"os/exec"
 	"strings"
@@ -23,8 +21,6 @@ func TestCJKTellsKoreanUnderAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	img := image.NewRGBA(p.Image.Bounds())
-	draw.Draw(img, img.Bounds(), p.Image, img.Bounds().Min, draw.Src)
 	path, err := exec.LookPath("tesseract")
 	if err != nil {
 		t.Fatalf("tesseract is needed: %v", err)
@@ -34,7 +30,7 @@ func TestCJKTellsKoreanUnderAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, pa := find.Manga(img, true)
+	blocks, pa := find.Manga(p.RGBA(), true)
 	model, langs := detect.LatinModel([]string{"en"}, map[string]string{"en": "eng"}, installed)
 	res, err := detect.CJK(context.Background(), tess, pa, blocks, detect.Options{Auto: true, CJK: []string{"ja", "ko", "zh-Hans"},
 		LatinModel: model, LatinLangs: langs, Installed: installed, Log: slog.Default()})

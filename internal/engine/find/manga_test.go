@@ -2,18 +2,11 @@ package find
 
 import (
 	"image"
-	"image/draw"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
-
-func rgba(img image.Image) *image.RGBA {
-	out := image.NewRGBA(img.Bounds())
-	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
-	return out
-}
 
 // found is the block that covers most of an annotated bubble's ink box, or nil.
 func found(blocks []*page.Block, want image.Rectangle) *page.Block {
@@ -39,7 +32,7 @@ func TestMangaFindsTheLettering(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocks, pa := Manga(rgba(p.Image), true)
+		blocks, pa := Manga(p.RGBA(), true)
 		if pa.Gray == nil || pa.InkMax >= pa.Paper {
 			t.Fatalf("seed %d: levels %+v", seed, pa)
 		}
