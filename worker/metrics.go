@@ -16,14 +16,13 @@ import (
 
 	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/engine"
-	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/metrics"
 )
 
 // MeteredEngines wraps an engine source so that every engine call is a span of tp (the global
 // provider when nil) and its latency is recorded in m under the engine's name (name(mode)) and
 // the mode.
-func MeteredEngines(src activities.EngineSource, name func(job.Mode) string, m *metrics.Metrics, tp trace.TracerProvider) activities.EngineSource {
+func MeteredEngines(src activities.EngineSource, name func(mode string) string, m *metrics.Metrics, tp trace.TracerProvider) activities.EngineSource {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -32,17 +31,17 @@ func MeteredEngines(src activities.EngineSource, name func(job.Mode) string, m *
 
 type meteredSource struct {
 	src    activities.EngineSource
-	name   func(job.Mode) string
+	name   func(string) string
 	m      *metrics.Metrics
 	tracer trace.Tracer
 }
 
-func (s meteredSource) For(mode job.Mode) (engine.Engine, error) {
+func (s meteredSource) For(mode string) (engine.Engine, error) {
 	e, err := s.src.For(mode)
 	if err != nil {
 		return nil, err
 	}
-	return meteredEngine{Engine: e, name: engineName(s.name, mode), mode: string(mode), m: s.m, tracer: s.tracer}, nil
+	return meteredEngine{Engine: e, name: engineName(s.name, mode), mode: mode, m: s.m, tracer: s.tracer}, nil
 }
 
 type meteredEngine struct {
@@ -66,7 +65,7 @@ func (e meteredEngine) Translate(ctx context.Context, req engine.Request) (*engi
 	return res, err
 }
 
-func engineName(name func(job.Mode) string, mode job.Mode) string {
+func engineName(name func(string) string, mode string) string {
 	if name == nil {
 		return "unknown"
 	}
@@ -82,7 +81,7 @@ func engineName(name func(job.Mode) string, mode job.Mode) string {
 type metricsInterceptor struct {
 	interceptor.WorkerInterceptorBase
 	m    *metrics.Metrics
-	name func(job.Mode) string
+	name func(string) string
 }
 
 func (i *metricsInterceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
@@ -94,7 +93,7 @@ func (i *metricsInterceptor) InterceptActivity(ctx context.Context, next interce
 type activityMetrics struct {
 	interceptor.ActivityInboundInterceptorBase
 	m    *metrics.Metrics
-	name func(job.Mode) string
+	name func(string) string
 }
 
 func (a *activityMetrics) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
@@ -103,9 +102,9 @@ func (a *activityMetrics) ExecuteActivity(ctx context.Context, in *interceptor.E
 	case activities.TranslatePageInput:
 		switch {
 		case err == nil:
-			a.m.Page(engineName(a.name, arg.Mode), string(arg.Mode), true)
+			a.m.Page(engineName(a.name, arg.Mode), arg.Mode, true)
 		case finalAttempt(ctx, err):
-			a.m.Page(engineName(a.name, arg.Mode), string(arg.Mode), false)
+			a.m.Page(engineName(a.name, arg.Mode), arg.Mode, false)
 		}
 	case activities.ReserveInput:
 		if r, ok := res.(*activities.ReserveResult); ok && err == nil && r.Reserved {

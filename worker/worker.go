@@ -9,7 +9,6 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/vtsproject/vts/activities"
-	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/metrics"
 	"github.com/vtsproject/vts/workflows"
 )
@@ -28,7 +27,7 @@ type Options struct {
 	// Metrics, when set, counts pages and credits as the activities settle them.
 	Metrics *metrics.Metrics
 	// EngineName names the engine of a mode in metrics.
-	EngineName func(job.Mode) string
+	EngineName func(mode string) string
 }
 
 // New builds a worker with every workflow and activity registered.

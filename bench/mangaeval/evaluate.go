@@ -17,7 +17,6 @@ import (
 	_ "golang.org/x/image/webp" // decodes translated WebP pages
 
 	"github.com/vtsproject/vts/internal/engine"
-	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
@@ -25,7 +24,7 @@ import (
 type evaluator struct {
 	engine   engine.Engine
 	oracle   *oracle
-	mode     job.Mode
+	mode     string
 	read     readBack
 	readBack bool
 	out      string

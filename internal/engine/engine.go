@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/vtsproject/vts/internal/job"
 )
 
 // Request is one page to translate. Image holds the encoded source page; its format was sniffed
@@ -19,8 +17,8 @@ type Request struct {
 	Filename     string
 	SourceLang   string // an ISO 639-1 code, "zh-Hans", "zh-Hant", or "auto"
 	TargetLang   string
-	Mode         job.Mode
-	Resolution   job.Resolution
+	Mode         string // "fast", "standard", "advanced"
+	Resolution   string // "original", "1K", "2K", "4K"
 	CustomPrompt string
 	// Glossary holds the job's fixed translations, one "source=target" per line; translators that
 	// take instructions must use them.
@@ -131,7 +129,7 @@ type Engine interface {
 	// Supports answers nil when the engine can translate src to dst in the given mode, and an
 	// *UnsupportedError otherwise. It is checked at upload so that an unsupported request is a
 	// 400 that costs nothing, never a failed job.
-	Supports(src, dst string, mode job.Mode) error
+	Supports(src, dst, mode string) error
 }
 
 // UnsupportedError says a language, pair or mode cannot be served, and what can.

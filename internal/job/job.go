@@ -8,8 +8,8 @@ import "time"
 
 // Spec is how the upload asked for the job's pages to be translated.
 type Spec struct {
-	Mode         Mode
-	Resolution   Resolution
+	Mode         string // fast, standard or advanced
+	Resolution   string // original, 1K, 2K or 4K
 	SourceLang   string // a language code (internal/lang), or "auto"
 	TargetLang   string
 	CustomPrompt string

@@ -81,13 +81,6 @@ func KeyBusy() *Refusal {
 		Message: "an upload with this Idempotency-Key is still in progress; retry when it has finished"}
 }
 
-// NotReserved refuses a job whose reservation could not be made, for now (the reservation failed
-// or never answered): trying again may succeed. Its words are in workflow state, so they never
-// change.
-func NotReserved() *Refusal {
-	return &Refusal{Reason: Unavailable, Message: "credits could not be reserved; try again"}
-}
-
 // StateUnavailable refuses a read of a job's state that cannot be answered right now.
 func StateUnavailable() *Refusal {
 	return &Refusal{Reason: Unavailable, RetryAfter: 5 * time.Second,

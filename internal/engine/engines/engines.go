@@ -18,15 +18,15 @@ import (
 
 // Set maps each mode to its engine.
 type Set struct {
-	byMode map[job.Mode]engine.Engine
-	names  map[job.Mode]string
+	byMode map[string]engine.Engine
+	names  map[string]string
 }
 
 // Static serves every mode with e; tests and benchmarks use it.
 func Static(e engine.Engine) *Set {
-	s := &Set{byMode: map[job.Mode]engine.Engine{}, names: map[job.Mode]string{}}
+	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
 	for _, m := range job.Modes {
-		s.byMode[m], s.names[m] = e, "static"
+		s.byMode[string(m)], s.names[string(m)] = e, "static"
 	}
 	return s
 }
@@ -35,11 +35,12 @@ func Static(e engine.Engine) *Set {
 // cannot be built is left without one, so its uploads get a 400 while the other modes work;
 // New fails only when no mode has an engine.
 func New(ctx context.Context, cfg config.Config, log interface{ Warn(string, ...any) }) (*Set, error) {
-	s := &Set{byMode: map[job.Mode]engine.Engine{}, names: map[job.Mode]string{}}
+	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
 	built := map[string]engine.Engine{}
 	var errs []string
-	for _, mode := range job.Modes {
-		name := cfg.EngineFor(string(mode))
+	for _, m := range job.Modes {
+		mode := string(m)
+		name := cfg.EngineFor(mode)
 		e, ok := built[name]
 		if !ok {
 			var err error
@@ -126,7 +127,7 @@ func buildTranslator(ctx context.Context, name string, cfg config.Config) (trans
 }
 
 // For returns the engine serving mode.
-func (s *Set) For(mode job.Mode) (engine.Engine, error) {
+func (s *Set) For(mode string) (engine.Engine, error) {
 	e, ok := s.byMode[mode]
 	if !ok {
 		return nil, &engine.UnsupportedError{Reason: fmt.Sprintf("no translation engine is configured for mode %q", mode), Supported: s.Modes()}
@@ -138,7 +139,7 @@ func (s *Set) For(mode job.Mode) (engine.Engine, error) {
 func (s *Set) Modes() []string {
 	var out []string
 	for _, m := range job.Modes {
-		if _, ok := s.byMode[m]; ok {
+		if _, ok := s.byMode[string(m)]; ok {
 			out = append(out, string(m))
 		}
 	}
@@ -146,10 +147,10 @@ func (s *Set) Modes() []string {
 }
 
 // Name is the engine name serving mode, for logs and the UI.
-func (s *Set) Name(mode job.Mode) string { return s.names[mode] }
+func (s *Set) Name(mode string) string { return s.names[mode] }
 
 // Supports checks, at upload, that mode has an engine and that it translates src to dst.
-func (s *Set) Supports(src, dst string, mode job.Mode) error {
+func (s *Set) Supports(src, dst, mode string) error {
 	e, err := s.For(mode)
 	if err != nil {
 		return err

@@ -4,8 +4,6 @@ import (
 	"image"
 	"image/color"
 	"testing"
-
-	"github.com/vtsproject/vts/internal/job"
 )
 
 func TestSnapAspect(t *testing.T) {
@@ -92,7 +90,7 @@ func TestUnpadScalesPerAxis(t *testing.T) {
 
 func TestImageSizeFor(t *testing.T) {
 	cases := []struct {
-		res  job.Resolution
+		res  string
 		w, h int
 		want string
 	}{

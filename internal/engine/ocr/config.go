@@ -4,7 +4,6 @@ import (
 	"log/slog"
 
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
-	"github.com/vtsproject/vts/internal/job"
 )
 
 // Effort is how hard OCR tries, traded against time.
@@ -56,7 +55,7 @@ type Config struct {
 	Fallback translator.Translator
 	// Modes overrides the built-in modes: fast (Translator, EffortFast), standard (Translator,
 	// EffortStandard), advanced (AdvancedTranslator, EffortBest).
-	Modes map[job.Mode]Mode
+	Modes map[string]Mode
 	// MaxConcurrency bounds concurrent tesseract processes in this engine; the number of CPUs
 	// when zero.
 	MaxConcurrency int

@@ -19,7 +19,6 @@ import (
 	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
-	"github.com/vtsproject/vts/internal/job"
 )
 
 // Translate implements engine.Engine.
@@ -167,7 +166,7 @@ func (e *Engine) translateLatin(ctx context.Context, req engine.Request, p plann
 // unchanged answers a page without text to translate: the upload itself when no resizing was
 // asked for, so a text-free page comes back byte for byte.
 func (e *Engine) unchanged(req engine.Request, img *image.RGBA, format string) (*engine.Response, error) {
-	if req.Resolution == "" || req.Resolution == job.Original {
+	if req.Resolution == "" || req.Resolution == "original" {
 		return &engine.Response{Image: req.Image, Format: format}, nil
 	}
 	data, err := encodeLike(img, format)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
-	"github.com/vtsproject/vts/internal/job"
 )
 
 func TestUnshout(t *testing.T) {
@@ -21,7 +20,7 @@ func TestUnshout(t *testing.T) {
 func TestTargetSize(t *testing.T) {
 	for _, c := range []struct {
 		w, h int
-		res  job.Resolution
+		res  string
 		want image.Point
 	}{
 		{1600, 2400, "1K", image.Pt(683, 1024)},
