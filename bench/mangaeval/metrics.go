@@ -8,64 +8,12 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
-// normalize prepares text for comparison: NFKC (so that full-width ！ and half-width !, or
-// the vertical presentation form ︒ and 。, are the same character) without whitespace.
-func normalize(s string) []rune {
-	s = norm.NFKC.String(s)
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		if !unicode.IsSpace(r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// levenshtein is the edit distance between a and b in runes.
-func levenshtein(a, b []rune) int {
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
-// cer is the character error rate of hyp against ref after normalize, capped at 1: a missed
-// bubble, or one read as garbage longer than itself, costs 1 and no more.
-func cer(ref, hyp string) float64 {
-	r, h := normalize(ref), normalize(hyp)
-	if len(r) == 0 {
-		if len(h) == 0 {
-			return 0
-		}
-		return 1
-	}
-	return math.Min(1, float64(levenshtein(r, h))/float64(len(r)))
-}
-
-// similarity is 1 - cer.
-func similarity(ref, hyp string) float64 { return 1 - cer(ref, hyp) }
+// similarity is 1 - CER.
+func similarity(ref, hyp string) float64 { return 1 - mangapage.CER(ref, hyp) }
 
 // fragmentSimilarity is how well frag matches some part of ref: 1 minus the edit distance
 // from frag to the closest substring of ref, over frag's length. It is what tells that one
@@ -158,7 +106,7 @@ func scoreReading(bubbles []mangapage.Bubble, tr *engine.Transcript, page image.
 		r := reading{Block: matchBlock(b.Box, boxes), CER: 1}
 		if r.Block >= 0 {
 			r.Source = tr.Blocks[r.Block].Source
-			r.CER = cer(b.Text, r.Source)
+			r.CER = mangapage.CER(b.Text, r.Source)
 			r.Read = 1-r.CER >= readThreshold
 		}
 		out[i] = r

@@ -76,20 +76,20 @@ func (o *oracle) translate(_ llmfake.Request, sources []string) []string {
 }
 
 func (o *oracle) lookup(s string) string {
-	src := normalize(s)
+	src := mangapage.Normalize(s)
 	if len(src) == 0 {
 		return ""
 	}
 	best, bestSim := -1, 0.0
 	for i, b := range o.bubbles {
-		ref := normalize(b.Text)
+		ref := mangapage.Normalize(b.Text)
 		var v float64
 		if len(src) <= 2 || len(ref) <= 2 {
 			if l := letters(src); l != "" && l == letters(ref) {
 				v = 1
 			}
 		} else {
-			v = 1 - float64(levenshtein(src, ref))/float64(max(len(src), len(ref)))
+			v = 1 - float64(mangapage.Levenshtein(src, ref))/float64(max(len(src), len(ref)))
 		}
 		if v >= oracleWhole && v > bestSim {
 			best, bestSim = i, v
@@ -98,7 +98,7 @@ func (o *oracle) lookup(s string) string {
 	if best < 0 && len(src) >= 3 {
 		bestSim = oracleFragment
 		for i, b := range o.bubbles {
-			ref := normalize(b.Text)
+			ref := mangapage.Normalize(b.Text)
 			if float64(len(src)) < oracleCover*float64(len(ref)) {
 				continue
 			}

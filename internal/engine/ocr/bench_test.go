@@ -115,13 +115,13 @@ func BenchmarkAutoOnLatinPages(b *testing.B) {
 	var namedRuns, autoRuns int64
 	run := func(p docpage.Page, src string) (time.Duration, int64) {
 		dst := map[string]string{"en": "es", "es": "en"}[p.Lang]
-		runs := e.tess.runs.Load()
+		runs := e.tess.Runs()
 		start := time.Now()
 		if _, err := e.Translate(context.Background(), engine.Request{Image: p.Image, Format: p.Format, Filename: p.Name(),
 			SourceLang: src, TargetLang: dst}); err != nil {
 			b.Fatalf("%s from %s: %v", p.Name(), src, err)
 		}
-		return time.Since(start), e.tess.runs.Load() - runs
+		return time.Since(start), e.tess.Runs() - runs
 	}
 	for b.Loop() {
 		for _, p := range pages {

@@ -3,11 +3,12 @@ package ocr
 import (
 	"context"
 	"fmt"
-	"github.com/vtsproject/vts/internal/testkit/mangapage"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/lang"
 	"github.com/vtsproject/vts/internal/testkit/docpage"
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
 // Under auto, every ordinary printed page of the corpus (documents, letters, book pages, manuals,
@@ -84,8 +85,8 @@ func TestAutoStillDetectsMangaWebtoonAndManhua(t *testing.T) {
 				t.Fatalf("detected %+v, want %s", ts, pg.lang)
 			}
 			d := ts.Detection
-			if d == nil || len(d.Candidates) == 0 || d.Candidates[0].Script != scriptOfCJK(pg.lang) {
-				t.Fatalf("detection %+v: want %s scored first", d, scriptOfCJK(pg.lang))
+			if d == nil || len(d.Candidates) == 0 || d.Candidates[0].Script != lang.Script(pg.lang) {
+				t.Fatalf("detection %+v: want %s scored first", d, lang.Script(pg.lang))
 			}
 			t.Logf("%s", d.Reason)
 		})
@@ -107,12 +108,12 @@ func TestAutoOnALatinPageCostsOnePassMore(t *testing.T) {
 			}
 			dst := map[string]string{"en": "es", "es": "en"}[spec.Lang]
 			passes := func(src string) int64 {
-				before := e.tess.runs.Load()
+				before := e.tess.Runs()
 				if _, err := e.Translate(context.Background(), engine.Request{Image: page.Image, Format: spec.Format,
 					Filename: spec.Name(), SourceLang: src, TargetLang: dst}); err != nil {
 					t.Fatalf("Translate from %s: %v", src, err)
 				}
-				return e.tess.runs.Load() - before
+				return e.tess.Runs() - before
 			}
 			named, auto := passes(spec.Lang), passes("auto")
 			if auto > named+1 {

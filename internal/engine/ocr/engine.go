@@ -18,12 +18,13 @@ import (
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
+	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/job"
 )
 
 // Engine implements engine.Engine offline. It is safe for concurrent use.
 type Engine struct {
-	tess  *tesseract
+	tess  *read.Tesseract
 	fonts *letter.Fonts
 	modes map[string]Mode
 	log   *slog.Logger
@@ -58,11 +59,11 @@ func New(cfg Config) (*Engine, error) {
 		conc = runtime.NumCPU()
 	}
 	e := &Engine{
-		tess:  &tesseract{path: path, tessdataDir: cfg.TessdataDir, sem: make(chan struct{}, conc)},
+		tess:  read.NewTesseract(path, cfg.TessdataDir, conc),
 		log:   log,
 		langs: map[string]string{},
 	}
-	installed, err := e.tess.listLangs(ctx)
+	installed, err := e.tess.ListLangs(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/imageio"
 )
 
@@ -65,10 +66,10 @@ func translatePage(t testing.TB, e *Engine, img image.Image, format, mode, resol
 func readBack(t testing.TB, e *Engine, img image.Image) string {
 	t.Helper()
 	page := toRGBA(img, img.Bounds().Size())
-	view := prepare(page, EffortFast)
+	view := read.Prepare(page, false)
 	var words []string
-	for _, g := range []*image.Gray{view.Gray, inverted(view.Gray)} {
-		ws, err := e.tess.words(context.Background(), g, "spa+eng", 11)
+	for _, g := range []*image.Gray{view.Gray, read.Inverted(view.Gray)} {
+		ws, err := e.tess.Words(context.Background(), g, "spa+eng", 11)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"net/http"
@@ -14,8 +15,10 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/detect"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
 // oracle is a local server speaking OpenAI's chat-completions wire format. It answers each
@@ -83,31 +86,8 @@ func newOracle(t *testing.T, known map[string]string) (*oracle, *translator.Open
 	return o, tr
 }
 
-// similarity is 1 minus the character error rate of got against want, ignoring spaces.
-func similarity(got, want string) float64 {
-	a := []rune(strings.Join(strings.Fields(got), ""))
-	b := []rune(strings.Join(strings.Fields(want), ""))
-	if len(b) == 0 {
-		return 0
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return max(0, 1-float64(prev[len(b)])/float64(len(b)))
-}
+// similarity is 1 minus the character error rate of got against want (the benchmark's).
+func similarity(got, want string) float64 { return 1 - mangapage.CER(want, got) }
 
 var sampleTranslations = map[string]string{
 	"お前は何者だ？":    "Who are you?",
@@ -139,8 +119,11 @@ func TestMangaPageIsFoundReadTranslatedAndLettered(t *testing.T) {
 		if sim := similarity(b.Source, wantOrder[i]); sim < 0.7 {
 			t.Errorf("block %d read %q, want %q (similarity %.2f)", i, b.Source, wantOrder[i], sim)
 		}
-		if !b.Vertical || b.Kind != "bubble" || b.Confidence < minReadConf || b.Translation != sampleTranslations[wantOrder[i]] {
+		if !b.Vertical || b.Kind != "bubble" || b.Confidence < detect.MinReadConf || b.Translation != sampleTranslations[wantOrder[i]] {
 			t.Errorf("block %d: %+v", i, b)
+		}
+		if b.ID != fmt.Sprintf("b%d", i+1) || b.Status != "lettered" || b.Reason != "" {
+			t.Errorf("block %d is %s, %s %q; want b%d, lettered", i, b.ID, b.Status, b.Reason, i+1)
 		}
 	}
 	// One request carried every block in reading order, with the glossary.

@@ -26,7 +26,19 @@ func (e *Engine) Letter(ctx context.Context, cleaned []byte, ts *engine.Transcri
 	}
 	img := toRGBA(src, src.Bounds().Size())
 	p := page.FromTranscript(img, ts)
+	// The cleaned page has no lettering: what the transcript says was lettered is lettered again
+	// if it still has a translation, and is skipped if an edit removed it.
+	for i := range p.Blocks {
+		if p.Blocks[i].Status == page.Lettered {
+			p.Blocks[i].Status = page.Translated
+		}
+	}
 	letter.Letter(p, e.fonts)
+	for i := range p.Blocks {
+		if b := &p.Blocks[i]; b.Status == page.Translated {
+			b.Status, b.Reason = page.Skipped, "no translation to letter"
+		}
+	}
 	data, err := encodeLike(img, info.Format)
 	if err != nil {
 		return nil, nil, err

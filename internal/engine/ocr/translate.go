@@ -11,8 +11,12 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/clean"
+	"github.com/vtsproject/vts/internal/engine/detect"
+	"github.com/vtsproject/vts/internal/engine/find"
 	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
+	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
 )
@@ -35,7 +39,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	if format == "" {
 		format = info.Format
 	}
-	page := toRGBA(src, size)
+	img := toRGBA(src, size)
 	src = nil // the decoded source can be collected while OCR runs
 
 	progress := func(stage string) {
@@ -47,24 +51,23 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	progress("ocr")
 	var detection *engine.Detection
 	if len(p.cjk) > 0 {
-		mp, err := e.readCJK(ctx, page, p)
+		mp, err := e.readCJK(ctx, img, p)
 		if err != nil {
 			return nil, err
 		}
 		detection = mp.detection
 		switch {
 		case mp.lang != "":
-			resp, ts, cleaned, err := e.translateCJK(ctx, req, p, page, format, mp, progress)
+			pg, cleaned, err := e.translateCJK(ctx, req, p, img, format, mp, progress)
 			if err != nil {
 				return nil, err
 			}
-			data, err := encodeLike(page, format)
+			resp, err := respond(pg, format)
 			if err != nil {
 				return nil, err
 			}
-			ts.Page, ts.Detection = req.Filename, detection
-			resp.Image, resp.Format, resp.Transcript, resp.Cleaned = data, format, ts, cleaned
-			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks, "detection", detectionReason(detection))
+			resp.Cleaned = cleaned
+			e.log.DebugContext(ctx, "ocr engine translated manga page", "file", req.Filename, "lang", mp.lang, "blocks", resp.Blocks, "detection", detect.Reason(detection))
 			return resp, nil
 		case mp.latin && len(p.candidates) == 0:
 			return nil, engine.Permanent(fmt.Sprintf("the text on this page is in the Latin script, which cannot be translated to %s here", languageName(p.dst)), nil)
@@ -75,75 +78,106 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		}
 	}
 	if len(p.candidates) == 0 {
-		return e.unchanged(req, page, format)
+		return e.unchanged(req, img, format)
 	}
-	blocks, lang, err := e.recognise(ctx, page, p)
+	pg, err := e.translateLatin(ctx, req, p, img, detection, progress)
+	if err != nil {
+		return nil, err
+	}
+	if pg == nil {
+		return e.unchanged(req, img, format)
+	}
+	return respond(pg, format)
+}
+
+// respond encodes the lettered page and its transcript, the page model's serialized form.
+func respond(pg *page.Page, format string) (*engine.Response, error) {
+	data, err := encodeLike(pg.Image, format)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, b := range pg.Blocks {
+		if b.Status == page.Lettered {
+			n++
+		}
+	}
+	return &engine.Response{Image: data, Format: format, Blocks: n, Transcript: pg.Transcript()}, nil
+}
+
+// translateLatin reads a page in a Latin-script (or other non-CJK) language, translates, cleans
+// and letters it. It returns nil when nothing on the page was lettered.
+func (e *Engine) translateLatin(ctx context.Context, req engine.Request, p planned, img *image.RGBA, detection *engine.Detection, progress func(string)) (*page.Page, error) {
+	groups, lang, err := e.recognise(ctx, img, p)
 	if err != nil {
 		return nil, err
 	}
 	tr := e.translatorFor(p.mode, lang, p.dst)
-	n := 0
-	ts := &engine.Transcript{Page: req.Filename, Width: page.Bounds().Dx(), Height: page.Bounds().Dy(), SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
+	if len(groups) == 0 || lang == p.dst || tr == nil {
+		return nil, nil
+	}
+	pg := &page.Page{Image: img, Name: req.Filename, SourceLang: lang, TargetLang: p.dst, Engine: "ocr"}
 	if p.auto {
-		ts.Detection = latinDetection(detection, lang, p.candidates)
+		pg.Detection = detect.LatinDetection(detection, lang, p.candidates)
 	}
-	if len(blocks) > 0 && lang != p.dst && tr != nil {
-		progress("translate")
-		texts := make([]string, len(blocks))
-		shout := make([]bool, len(blocks))
-		for i, b := range blocks {
-			texts[i], shout[i] = unshout(b.Text)
-		}
-		res, err := tr.Translate(ctx, translator.Request{Src: lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
-			Glossary: parseGlossary(req.Glossary), Previous: previousExchange(req.Previous)})
-		if err != nil {
-			return nil, translationError(tr.Name(), err)
-		}
-		out := res.Translations
-		for i := range out {
-			if shout[i] {
-				out[i] = strings.ToUpper(out[i])
-			}
-		}
-		progress("render")
-		n = e.render(page, blocks, out, p.dst)
-		for i, b := range blocks {
-			conf := 0.0
-			for _, l := range b.Lines {
-				for _, w := range l.Words {
-					conf += w.Conf / 100 / float64(len(l.Words)*len(b.Lines))
-				}
-			}
-			ts.Blocks = append(ts.Blocks, engine.TranscriptBlock{Box: rectOf(b.Box), Shape: corners(b.Box), Kind: "free",
-				Lang: lang, Source: b.Text, Translation: out[i], Confidence: round2(conf)})
-		}
-		e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n, "detection", detectionReason(ts.Detection))
+	progress("translate")
+	texts := make([]string, len(groups))
+	shout := make([]bool, len(groups))
+	for i, g := range groups {
+		texts[i], shout[i] = unshout(g.Text)
 	}
-	if n == 0 {
-		return e.unchanged(req, page, format)
-	}
-	data, err := encodeLike(page, format)
+	res, err := tr.Translate(ctx, translator.Request{Src: lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
+		Glossary: parseGlossary(req.Glossary), Previous: previousExchange(req.Previous)})
 	if err != nil {
-		return nil, err
+		return nil, translationError(tr.Name(), err)
 	}
-	return &engine.Response{Image: data, Format: format, Blocks: n, Transcript: ts}, nil
+	out := res.Translations
+	for i := range out {
+		if shout[i] {
+			out[i] = strings.ToUpper(out[i])
+		}
+	}
+	for i, g := range groups {
+		conf := 0.0
+		for _, l := range g.Lines {
+			for _, w := range l.Words {
+				conf += w.Conf / 100 / float64(len(l.Words)*len(g.Lines))
+			}
+		}
+		b := page.Block{ID: page.ID(i), Box: g.Box, Kind: page.Free, Lang: lang, Source: g.Text, Confidence: round2(conf), Status: page.Translated}
+		if i < len(out) {
+			b.Translation = out[i]
+		}
+		if strings.TrimSpace(b.Translation) == "" {
+			// Nothing to put back: the original stays rather than a hole.
+			b.Status, b.Reason = page.Skipped, "the translator gave no translation"
+		}
+		pg.Blocks = append(pg.Blocks, b)
+	}
+	progress("render")
+	n := e.render(pg, groups)
+	e.log.DebugContext(ctx, "ocr engine translated page", "file", req.Filename, "lang", lang, "blocks", n, "detection", detect.Reason(pg.Detection))
+	if n == 0 {
+		return nil, nil
+	}
+	return pg, nil
 }
 
 // unchanged answers a page without text to translate: the upload itself when no resizing was
 // asked for, so a text-free page comes back byte for byte.
-func (e *Engine) unchanged(req engine.Request, page *image.RGBA, format string) (*engine.Response, error) {
+func (e *Engine) unchanged(req engine.Request, img *image.RGBA, format string) (*engine.Response, error) {
 	if req.Resolution == "" || req.Resolution == "original" {
 		return &engine.Response{Image: req.Image, Format: format}, nil
 	}
-	data, err := encodeLike(page, format)
+	data, err := encodeLike(img, format)
 	if err != nil {
 		return nil, err
 	}
 	return &engine.Response{Image: data, Format: format}, nil
 }
 
-func encodeLike(page *image.RGBA, format string) ([]byte, error) {
-	data, err := imageio.EncodeBytes(page, format)
+func encodeLike(img *image.RGBA, format string) ([]byte, error) {
+	data, err := imageio.EncodeBytes(img, format)
 	if err != nil {
 		return nil, fmt.Errorf("encoding translated page as %s: %w", format, err)
 	}
@@ -177,11 +211,11 @@ func previousExchange(prev *engine.Transcript) *translator.Exchange {
 
 // recognise finds the blocks of lettering on the page, in page coordinates, and the language
 // they are in.
-func (e *Engine) recognise(ctx context.Context, page *image.RGBA, p planned) ([]block, string, error) {
-	view := prepare(page, p.mode.Effort)
+func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]find.Group, string, error) {
+	view := read.Prepare(img, p.mode.Effort >= EffortBest)
 	cands := p.candidates
 	if len(cands) > 1 {
-		cands = e.narrowByScript(ctx, view, cands)
+		cands = detect.NarrowByScript(ctx, e.tess, view.Gray, cands, e.hasOSD, e.log)
 	}
 	tl := make([]string, len(cands))
 	for i, c := range cands {
@@ -197,79 +231,52 @@ func (e *Engine) recognise(ctx context.Context, page *image.RGBA, p planned) ([]
 	}
 	var passes []pass
 	switch {
-	case p.mode.Effort == EffortFast && mostlyDark(view.Gray):
-		passes = []pass{{inverted(view.Gray), true}}
+	case p.mode.Effort == EffortFast && read.MostlyDark(view.Gray):
+		passes = []pass{{read.Inverted(view.Gray), true}}
 	case p.mode.Effort == EffortFast:
 		passes = []pass{{view.Gray, false}}
 	default:
-		passes = []pass{{view.Gray, false}, {inverted(view.Gray), true}}
+		passes = []pass{{view.Gray, false}, {read.Inverted(view.Gray), true}}
 	}
-	results := make([][]word, len(passes))
+	results := make([][]page.Word, len(passes))
 	errs := make([]error, len(passes))
 	var wg sync.WaitGroup
 	for i, ps := range passes {
 		wg.Go(func() {
-			results[i], errs[i] = e.tess.words(ctx, ps.img, langs, 11)
+			results[i], errs[i] = e.tess.Words(ctx, ps.img, langs, 11)
 			for j := range results[i] {
 				results[i][j].Inverted = ps.inverted
 			}
 		})
 	}
 	wg.Wait()
-	var all []word
+	var all []page.Word
 	for i := range passes {
 		if errs[i] != nil {
 			return nil, "", fmt.Errorf("recognising text: %w", errs[i])
 		}
 		all = append(all, results[i]...)
 	}
-	words := cleanWords(all, view.Gray.Bounds().Dy())
-	bounds := page.Bounds()
+	words := find.CleanWords(all, view.Gray.Bounds().Dy())
+	bounds := img.Bounds()
 	kept := words[:0]
 	for _, w := range words {
 		w.Box = scaleRect(w.Box, 1/view.Scale).Intersect(bounds)
 		// Tesseract binarises the whole page at once, so a smooth gradient or soft shading
 		// yields "words" at its threshold edge. Real lettering stands out from its own
 		// surroundings.
-		if localContrast(page, w.Box) >= minInkContrast {
+		if find.LocalContrast(img, w.Box) >= find.MinInkContrast {
 			kept = append(kept, w)
 		}
 	}
 	words = kept
-	blocks := groupBlocks(groupLines(words))
+	blocks := find.GroupBlocks(find.GroupLines(words))
 	var text strings.Builder
 	for _, b := range blocks {
 		text.WriteString(b.Text)
 		text.WriteByte('\n')
 	}
-	return blocks, guessLanguage(text.String(), cands), nil
-}
-
-// narrowByScript keeps the candidates written in the script OSD sees, when OSD is installed and
-// the candidates span several scripts; a single script needs no OSD run.
-func (e *Engine) narrowByScript(ctx context.Context, view ocrView, cands []string) []string {
-	scripts := map[string]bool{}
-	for _, c := range cands {
-		scripts[scriptOf(c)] = true
-	}
-	if len(scripts) < 2 || !e.hasOSD {
-		return cands
-	}
-	script, err := e.tess.script(ctx, view.Gray)
-	if err != nil {
-		e.log.DebugContext(ctx, "script detection failed; reading with all candidate languages", "err", err)
-		return cands
-	}
-	var kept []string
-	for _, c := range cands {
-		if scriptOf(c) == script {
-			kept = append(kept, c)
-		}
-	}
-	if len(kept) == 0 {
-		return cands
-	}
-	return kept
+	return blocks, detect.Language(text.String(), cands), nil
 }
 
 func scaleRect(r image.Rectangle, s float64) image.Rectangle {
@@ -309,22 +316,25 @@ func unshout(s string) (string, bool) {
 	return strings.TrimSpace(out), true
 }
 
-// render erases the original lettering of the translated blocks and letters the translations.
-func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang string) int {
-	m := &region{Box: page.Bounds(), Mask: make([]bool, page.Bounds().Dx()*page.Bounds().Dy())}
+// render erases the original lettering of the translated blocks of pg (found as groups) and
+// letters the translations; each lettered block keeps the area it was lettered into as its shape,
+// the others their box. It returns how many it lettered.
+func (e *Engine) render(pg *page.Page, groups []find.Group) int {
+	img := pg.Image
+	m := &page.Mask{Box: img.Bounds(), Mask: make([]bool, img.Bounds().Dx()*img.Bounds().Dy())}
 	type style struct {
 		bg, ink color.RGBA
 		hasInk  bool
 	}
-	styles := make([]style, len(blocks))
-	for i, b := range blocks {
-		if i >= len(texts) || strings.TrimSpace(texts[i]) == "" {
-			continue // nothing to put back: keep the original rather than leave a hole
+	styles := make([]style, len(groups))
+	for i, g := range groups {
+		if pg.Blocks[i].Status != page.Translated {
+			continue
 		}
 		var best clean.GlyphStats
-		for _, l := range b.Lines {
+		for _, l := range g.Lines {
 			for _, w := range l.Words {
-				st := clean.Glyphs(page, m, w.Box)
+				st := clean.Glyphs(img, m, w.Box)
 				if st.InkPixels > best.InkPixels {
 					best = st
 				}
@@ -332,22 +342,24 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 		}
 		styles[i] = style{bg: best.Background, ink: best.Ink, hasInk: best.InkPixels > 0}
 	}
-	clean.Fill(page, m)
+	clean.Fill(img, m)
 
 	n := 0
-	for i, b := range blocks {
-		if i >= len(texts) || strings.TrimSpace(texts[i]) == "" {
+	for i, g := range groups {
+		b := &pg.Blocks[i]
+		b.Shape = page.Corners(b.Box)
+		if b.Status != page.Translated {
 			continue
 		}
 		lh := 0
-		for _, l := range b.Lines {
-			lh = max(lh, lineHeight(l))
+		for _, l := range g.Lines {
+			lh = max(lh, find.LineHeight(l))
 		}
-		area := e.areaFor(page, blocks, i, styles[i].bg, lh)
-		text := texts[i]
+		area := e.areaFor(img, groups, i, styles[i].bg, lh)
 		// A word box spans about 0.8 em (cap height plus some descenders); the translation may
 		// not grow past the original lettering's size, only shrink to fit.
-		e.fonts.Box(page, area, text, lang, float64(lh)/0.8*1.1, letter.InkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
+		e.fonts.Box(img, area, b.Translation, pg.TargetLang, float64(lh)/0.8*1.1, letter.InkFor(styles[i].ink, styles[i].bg, styles[i].hasInk))
+		b.Shape, b.Status = page.Corners(area), page.Lettered
 		n++
 	}
 	return n
@@ -356,9 +368,9 @@ func (e *Engine) render(page *image.RGBA, blocks []block, texts []string, lang s
 // areaFor is the box to letter block i into: the block's own box, grown into the surrounding
 // background (the rest of the bubble) by up to two line heights across and one down where that background is plain,
 // so a longer translation keeps a readable size, then inset by a small margin.
-func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA, lh int) image.Rectangle {
+func (e *Engine) areaFor(img *image.RGBA, blocks []find.Group, i int, bg color.RGBA, lh int) image.Rectangle {
 	box := blocks[i].Box
-	bounds := page.Bounds()
+	bounds := img.Bounds()
 	plain := func(r image.Rectangle) bool {
 		r = r.Intersect(bounds)
 		if r.Empty() || r != r.Intersect(bounds) {
@@ -371,7 +383,7 @@ func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA,
 		}
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			for x := r.Min.X; x < r.Max.X; x++ {
-				if colorDiff(page.RGBAAt(x, y), bg) > 40 {
+				if colorDiff(img.RGBAAt(x, y), bg) > 40 {
 					return false
 				}
 			}
@@ -402,3 +414,6 @@ func (e *Engine) areaFor(page *image.RGBA, blocks []block, i int, bg color.RGBA,
 	}
 	return box
 }
+
+// colorDiff is page.ColorDist.
+var colorDiff = page.ColorDist

@@ -3,6 +3,7 @@ package ocr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"strings"
@@ -87,7 +88,38 @@ func TestTranslateEnglishToSpanish(t *testing.T) {
 			}
 			assertReads(t, e, out, tc.spanish, tc.english)
 			assertUntouched(t, tc.page.img, out, tc.page.text, 2)
+			assertShapes(t, e, resp.Transcript, out)
 		})
+	}
+}
+
+// assertShapes checks the transcript names each block in reading order, says it was lettered, and
+// keeps as its shape the area the translation was lettered into (so that lettering again lands
+// there): most of the translation's words read back inside it.
+func assertShapes(t *testing.T, e *Engine, ts *engine.Transcript, out image.Image) {
+	t.Helper()
+	for i, b := range ts.Blocks {
+		if b.ID != fmt.Sprintf("b%d", i+1) || b.Status != "lettered" || len(b.Shape) != 4 {
+			t.Errorf("block %d: %s, %s, shape %v", i, b.ID, b.Status, b.Shape)
+			continue
+		}
+		area := image.Rectangle{Min: image.Pt(b.Shape[0].X, b.Shape[0].Y), Max: image.Pt(b.Shape[2].X, b.Shape[2].Y)}
+		got := readBack(t, e, out.(interface {
+			SubImage(image.Rectangle) image.Image
+		}).SubImage(area.Inset(-4)))
+		words, inside := 0, 0
+		for _, w := range strings.Fields(strings.ToLower(b.Translation)) {
+			if w = strings.Trim(w, "!?.,¡¿"); len([]rune(w)) > 3 {
+				words++
+				if strings.Contains(got, w) {
+					inside++
+				}
+			}
+		}
+		t.Logf("block %d: box %v shape %v: %d of %d words inside", i, b.Box, area, inside, words)
+		if inside*2 < words {
+			t.Errorf("block %d: %q not read back inside its shape %v (read %q)", i, b.Translation, area, got)
+		}
 	}
 }
 

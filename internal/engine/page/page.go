@@ -6,6 +6,7 @@ package page
 import (
 	"fmt"
 	"image"
+	"image/color"
 
 	"github.com/vtsproject/vts/internal/engine"
 )
@@ -47,6 +48,23 @@ type Block struct {
 	Translation string
 	Status      Status
 	Reason      string
+
+	// What the finder saw, for reading, cleaning and lettering; empty for a block rebuilt from a
+	// transcript.
+	//
+	// Lines are the columns (vertical) or rows (horizontal) of the main text, in reading order.
+	Lines []image.Rectangle
+	// Ruby are the furigana columns or rows: erased, not read.
+	Ruby []image.Rectangle
+	// Char is the size of one character: a column's width or a row's height.
+	Char int
+	// Ink marks, over Box, the pixels that belong to the lettering.
+	Ink *Mask
+	// Bubble is the paper area around the lettering with its holes filled, or nil for text that
+	// no enclosed paper area holds (text on art, a page-wide gutter).
+	Bubble *Mask
+	// Paper is the page's paper colour where the block was found.
+	Paper color.RGBA
 }
 
 // Page is one page on its way through the stages.

@@ -1,4 +1,4 @@
-package ocr
+package find
 
 import (
 	"cmp"
@@ -6,19 +6,21 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
-// line is a run of words on one baseline.
-type line struct {
+// Line is a run of words on one baseline.
+type Line struct {
 	Box   image.Rectangle
-	Words []word
+	Words []page.Word
 }
 
-// block is a unit of lettering translated and typeset as one: a speech bubble, a caption, a
-// paragraph.
-type block struct {
+// Group is a unit of Latin lettering translated and typeset as one: a speech bubble, a caption,
+// a paragraph.
+type Group struct {
 	Box   image.Rectangle
-	Lines []line
+	Lines []Line
 	Text  string
 }
 
@@ -26,10 +28,10 @@ type block struct {
 // hatching, speed lines and sound effects read as letters.
 const minConfidence = 55
 
-// cleanWords removes junk and merges the words of several passes (normal and inverted image),
+// CleanWords removes junk and merges the words of several passes (normal and inverted image),
 // keeping the more confident reading where two passes saw the same word.
-func cleanWords(words []word, pageH int) []word {
-	var kept []word
+func CleanWords(words []page.Word, pageH int) []page.Word {
+	var kept []page.Word
 	for _, w := range words {
 		if w.Conf < minConfidence || w.Box.Dy() < 6 || w.Box.Dy() > pageH/4 {
 			continue
@@ -49,8 +51,8 @@ func cleanWords(words []word, pageH int) []word {
 		}
 		kept = append(kept, w)
 	}
-	slices.SortFunc(kept, func(a, b word) int { return cmp.Compare(b.Conf, a.Conf) })
-	var out []word
+	slices.SortFunc(kept, func(a, b page.Word) int { return cmp.Compare(b.Conf, a.Conf) })
+	var out []page.Word
 next:
 	for _, w := range kept {
 		for _, o := range out {
@@ -78,10 +80,10 @@ func overlapRatio(a, b image.Rectangle) float64 {
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 
-// groupLines joins words whose boxes share most of their height and sit close along x.
-func groupLines(words []word) []line {
-	slices.SortFunc(words, func(a, b word) int { return cmp.Compare(a.Box.Min.X, b.Box.Min.X) })
-	var lines []line
+// GroupLines joins words whose boxes share most of their height and sit close along x.
+func GroupLines(words []page.Word) []Line {
+	slices.SortFunc(words, func(a, b page.Word) int { return cmp.Compare(a.Box.Min.X, b.Box.Min.X) })
+	var lines []Line
 	for _, w := range words {
 		best, bestScore := -1, 0.0
 		for i, l := range lines {
@@ -98,7 +100,7 @@ func groupLines(words []word) []line {
 			}
 		}
 		if best < 0 {
-			lines = append(lines, line{Box: w.Box, Words: []word{w}})
+			lines = append(lines, Line{Box: w.Box, Words: []page.Word{w}})
 			continue
 		}
 		lines[best].Words = append(lines[best].Words, w)
@@ -107,15 +109,15 @@ func groupLines(words []word) []line {
 	return lines
 }
 
-// groupBlocks joins lines stacked closely above one another with overlapping horizontal
+// GroupBlocks joins lines stacked closely above one another with overlapping horizontal
 // extents and similar letter heights: lettering in a bubble is centred, so lines of different
 // widths still overlap.
-func groupBlocks(lines []line) []block {
+func GroupBlocks(lines []Line) []Group {
 	groups := cluster(lines, sameBlock)
-	var blocks []block
+	var blocks []Group
 	for _, ls := range groups {
-		slices.SortFunc(ls, func(a, b line) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
-		b := block{Box: ls[0].Box, Lines: ls}
+		slices.SortFunc(ls, func(a, b Line) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
+		b := Group{Box: ls[0].Box, Lines: ls}
 		for _, l := range ls[1:] {
 			b.Box = b.Box.Union(l.Box)
 		}
@@ -123,7 +125,7 @@ func groupBlocks(lines []line) []block {
 		blocks = append(blocks, b)
 	}
 	// Reading order: top to bottom, then left to right, so a translator sees dialogue in order.
-	slices.SortFunc(blocks, func(a, b block) int {
+	slices.SortFunc(blocks, func(a, b Group) int {
 		if c := cmp.Compare(a.Box.Min.Y, b.Box.Min.Y); c != 0 {
 			return c
 		}
@@ -168,7 +170,7 @@ func cluster[T any](items []T, same func(a, b T) bool) [][]T {
 	return out
 }
 
-func lineHeight(l line) int {
+func LineHeight(l Line) int {
 	hs := make([]int, len(l.Words))
 	for i, w := range l.Words {
 		hs[i] = w.Box.Dy()
@@ -177,11 +179,11 @@ func lineHeight(l line) int {
 	return hs[len(hs)/2]
 }
 
-func sameBlock(a, b line) bool {
+func sameBlock(a, b Line) bool {
 	if a.Box.Min.Y > b.Box.Min.Y {
 		a, b = b, a
 	}
-	ha, hb := float64(lineHeight(a)), float64(lineHeight(b))
+	ha, hb := float64(LineHeight(a)), float64(LineHeight(b))
 	if max(ha, hb) > 1.7*min(ha, hb) {
 		return false
 	}
@@ -195,11 +197,11 @@ func sameBlock(a, b line) bool {
 
 // blockText joins the lines of a block into running text, rejoining words hyphenated at a line
 // end.
-func blockText(ls []line) string {
+func blockText(ls []Line) string {
 	var sb strings.Builder
 	for i, l := range ls {
 		ws := slices.Clone(l.Words)
-		slices.SortFunc(ws, func(a, b word) int { return cmp.Compare(a.Box.Min.X, b.Box.Min.X) })
+		slices.SortFunc(ws, func(a, b page.Word) int { return cmp.Compare(a.Box.Min.X, b.Box.Min.X) })
 		for j, w := range ws {
 			if j > 0 {
 				sb.WriteByte(' ')

@@ -1,9 +1,10 @@
-package ocr
+package read
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -11,9 +12,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode"
+	"sync"
 
 	"golang.org/x/image/draw"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/lang"
 )
 
 // Reading manga lettering. Each line (column or row) is read as its own crop, prepared the way
@@ -30,24 +34,17 @@ const readPx = 48
 // sureConf is the confidence above which a line's first reading is kept without a second look.
 const sureConf = 0.85
 
-// reading is one block's text as Tesseract read it.
-type reading struct {
-	Text string
-	// Conf is the mean word confidence, 0 to 1, weighted by characters.
-	Conf float64
-}
-
 // cropFor renders one line (column or row) of b's main lettering on white, scaled and padded.
 // Tesseract reads a lone column far better than a block of columns of uneven length, whose
 // layout it often misjudges.
-func cropFor(g *image.Gray, b *textBlock, l image.Rectangle, soft bool, inkMax uint8) *image.Gray {
+func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax uint8) *image.Gray {
 	src := image.NewGray(l)
 	for i := range src.Pix {
 		src.Pix[i] = 255
 	}
 	for y := l.Min.Y; y < l.Max.Y; y++ {
 		for x := l.Min.X; x < l.Max.X; x++ {
-			if !b.inkAt(x, y) {
+			if !b.InkAt(x, y) {
 				continue
 			}
 			v := g.GrayAt(x, y).Y
@@ -80,10 +77,10 @@ func cropFor(g *image.Gray, b *textBlock, l image.Rectangle, soft bool, inkMax u
 	return out
 }
 
-// readBlocks reads every block with the Tesseract language lang ("jpn_vert", "kor", …), line by
+// readBlocks reads every block with the Tesseract language model ("jpn_vert", "kor", …), line by
 // line, and returns one reading per block, keeping for each line the better of the two
 // preparations; without secondLook, the crisp preparation alone reads (one pass).
-func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, lang string, psm int, secondLook bool) ([]reading, error) {
+func (t *Tesseract) readBlocks(ctx context.Context, pa *page.Analysis, blocks []*page.Block, model string, psm int, secondLook bool) ([]page.Reading, error) {
 	if len(blocks) == 0 {
 		return nil, nil
 	}
@@ -96,13 +93,13 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 	}
 	// The crisp binary preparation reads every line; the grey one only the lines it read with
 	// doubt, which on clean lettering is few, so a page costs one pass and a little.
-	read := func(idx []int, soft bool) ([]reading, error) {
+	read := func(idx []int, soft bool) ([]page.Reading, error) {
 		crops := make([]*image.Gray, len(idx))
 		for k, i := range idx {
 			b := blocks[refs[i].block]
-			crops[k] = cropFor(pa.gray, b, b.Lines[refs[i].line], soft, pa.inkSoft)
+			crops[k] = cropFor(pa.Gray, b, b.Lines[refs[i].line], soft, pa.InkSoft)
 		}
-		return e.tess.readMany(ctx, crops, lang, psm)
+		return t.readMany(ctx, crops, model, psm)
 	}
 	all := make([]int, len(refs))
 	for i := range all {
@@ -129,7 +126,7 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 			}
 		}
 	}
-	out := make([]reading, len(blocks))
+	out := make([]page.Reading, len(blocks))
 	weights := make([]float64, len(blocks))
 	for k, r := range refs {
 		best := lines[k]
@@ -138,7 +135,7 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 			continue
 		}
 		o := &out[r.block]
-		if o.Text != "" && !(isCJKText(text) && isCJKText(o.Text)) {
+		if o.Text != "" && !(lang.HasCJK(text) && lang.HasCJK(o.Text)) {
 			o.Text += " "
 		}
 		o.Text += text
@@ -155,7 +152,7 @@ func (e *Engine) readBlocks(ctx context.Context, pa *pageAnalysis, blocks []*tex
 }
 
 // score ranks two readings of the same crop: confidence, with a reading of nothing worth nothing.
-func score(r reading) float64 {
+func score(r page.Reading) float64 {
 	if strings.TrimSpace(r.Text) == "" {
 		return -1
 	}
@@ -164,7 +161,7 @@ func score(r reading) float64 {
 
 // readMany runs one Tesseract process over several images (a list file, one "page" per image)
 // and returns each image's text with its confidence.
-func (t *tesseract) readMany(ctx context.Context, imgs []*image.Gray, lang string, psm int) ([]reading, error) {
+func (t *Tesseract) readMany(ctx context.Context, imgs []*image.Gray, model string, psm int) ([]page.Reading, error) {
 	dir, err := os.MkdirTemp("", "vts-ocr-")
 	if err != nil {
 		return nil, fmt.Errorf("creating OCR scratch directory: %w", err)
@@ -182,7 +179,7 @@ func (t *tesseract) readMany(ctx context.Context, imgs []*image.Gray, lang strin
 	if err := os.WriteFile(listPath, []byte(list.String()), 0o600); err != nil {
 		return nil, fmt.Errorf("writing OCR list: %w", err)
 	}
-	out, err := t.runFile(ctx, listPath, "-l", lang, "--psm", strconv.Itoa(psm), "--dpi", "300",
+	out, err := t.runFile(ctx, listPath, "-l", model, "--psm", strconv.Itoa(psm), "--dpi", "300",
 		"-c", "preserve_interword_spaces=1", "tsv")
 	if err != nil {
 		return nil, err
@@ -192,8 +189,8 @@ func (t *tesseract) readMany(ctx context.Context, imgs []*image.Gray, lang strin
 
 // parseReadings gathers the words of TSV output by page, in Tesseract's reading order, into one
 // text per page; words on new lines are joined without a space for CJK and with one otherwise.
-func parseReadings(data []byte, pages int) ([]reading, error) {
-	out := make([]reading, pages)
+func parseReadings(data []byte, pages int) ([]page.Reading, error) {
+	out := make([]page.Reading, pages)
 	weights := make([]float64, pages)
 	lastLine := make([]string, pages)
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -203,8 +200,8 @@ func parseReadings(data []byte, pages int) ([]reading, error) {
 		if len(f) < 12 || f[0] != "5" {
 			continue
 		}
-		page, err := strconv.Atoi(f[1])
-		if err != nil || page < 1 || page > pages {
+		pg, err := strconv.Atoi(f[1])
+		if err != nil || pg < 1 || pg > pages {
 			continue
 		}
 		conf, err := strconv.ParseFloat(f[10], 64)
@@ -212,10 +209,10 @@ func parseReadings(data []byte, pages int) ([]reading, error) {
 		if err != nil || conf < 0 || text == "" {
 			continue
 		}
-		p := page - 1
+		p := pg - 1
 		lineKey := f[2] + "." + f[3] + "." + f[4]
-		if out[p].Text != "" && (lineKey != lastLine[p] || !isCJKText(text)) {
-			if !isCJKText(text) || !isCJKText(out[p].Text) {
+		if out[p].Text != "" && (lineKey != lastLine[p] || !lang.HasCJK(text)) {
+			if !lang.HasCJK(text) || !lang.HasCJK(out[p].Text) {
 				out[p].Text += " "
 			}
 		}
@@ -236,50 +233,59 @@ func parseReadings(data []byte, pages int) ([]reading, error) {
 	return out, nil
 }
 
-func isCJKText(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
-			return true
+// Oriented reads vertical blocks with model(true) (page segmentation 5, a vertical block, for
+// each column) and horizontal ones with model(false) (7, a single line, for each row), in block
+// order.
+func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*page.Block, model func(vertical bool) string) ([]page.Reading, error) {
+	out := make([]page.Reading, len(blocks))
+	var wg sync.WaitGroup
+	var errs [2]error
+	// The two directions use different models, so they run as two processes at once.
+	for d, vertical := range []bool{true, false} {
+		var idx []int
+		var sel []*page.Block
+		for i, b := range blocks {
+			if b.Vertical == vertical && b.WorthReading() {
+				idx = append(idx, i)
+				sel = append(sel, b)
+			}
 		}
+		lang := model(vertical)
+		if len(sel) == 0 || lang == "" {
+			continue
+		}
+		psm := 7 // one row
+		if vertical {
+			psm = 5
+		}
+		wg.Go(func() {
+			rs, err := t.readBlocks(ctx, pa, sel, lang, psm, true)
+			if err != nil {
+				errs[d] = fmt.Errorf("reading lettering: %w", err)
+				return
+			}
+			for k, i := range idx {
+				out[i] = rs[k]
+			}
+		})
 	}
-	return false
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// scriptCounts counts the letters of s by script.
-type scriptCounts struct{ Kana, Han, Hangul, Latin, Other int }
-
-func countScripts(s string) scriptCounts {
-	var c scriptCounts
-	for _, r := range s {
-		switch {
-		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
-			c.Kana++
-		case unicode.Is(unicode.Han, r):
-			c.Han++
-		case unicode.Is(unicode.Hangul, r):
-			c.Hangul++
-		case unicode.Is(unicode.Latin, r):
-			c.Latin++
-		case unicode.IsLetter(r):
-			c.Other++
+// CleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
+// edges of a crop.
+func CleanCJK(s string) string {
+	var b strings.Builder
+	rs := []rune(strings.TrimSpace(s))
+	for i, r := range rs {
+		if r == ' ' && i > 0 && i < len(rs)-1 && (lang.HasCJK(string(rs[i-1])) || lang.HasCJK(string(rs[i+1]))) {
+			continue
 		}
+		b.WriteRune(r)
 	}
-	return c
-}
-
-// cjkLanguage names the language whose script dominates the counts: kana make Japanese (kanji
-// alone could be Chinese, but no Japanese sentence goes long without kana), Hangul Korean, Han
-// alone Chinese; "" when CJK letters are not the majority.
-func (c scriptCounts) cjkLanguage() string {
-	cjk := c.Kana + c.Han + c.Hangul
-	if cjk == 0 || cjk < c.Latin+c.Other {
-		return ""
-	}
-	switch {
-	case c.Hangul*2 >= cjk:
-		return "ko"
-	case c.Kana*10 >= cjk:
-		return "ja"
-	}
-	return "zh"
+	return b.String()
 }

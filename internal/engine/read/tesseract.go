@@ -1,4 +1,6 @@
-package ocr
+// Package read is the stage that reads lettering with Tesseract: the client, the crops each
+// line is read from, and the batched reading of a page's blocks.
+package read
 
 import (
 	"bufio"
@@ -11,11 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
-// tesseract runs the Tesseract CLI. The image travels on stdin as binary PGM, which Leptonica
+// Tesseract runs the Tesseract CLI. The image travels on stdin as binary PGM, which Leptonica
 // reads without decompression and which needs no temporary file; TSV comes back on stdout.
-type tesseract struct {
+type Tesseract struct {
 	path        string
 	tessdataDir string
 	// sem bounds concurrent tesseract processes: each takes a core and up to a few hundred MB.
@@ -24,23 +28,23 @@ type tesseract struct {
 	runs atomic.Int64
 }
 
-// word is one recognised word, in the coordinates of the image given to tesseract.
-type word struct {
-	Box  image.Rectangle
-	Conf float64
-	Text string
-	// Inverted records that the word was read from the inverted image (light text on dark).
-	Inverted bool
+// NewTesseract runs the binary at path with the language data of tessdataDir (Tesseract's own
+// when empty), at most conc processes at a time.
+func NewTesseract(path, tessdataDir string, conc int) *Tesseract {
+	return &Tesseract{path: path, tessdataDir: tessdataDir, sem: make(chan struct{}, conc)}
 }
 
-func (t *tesseract) baseArgs() []string {
+// Runs counts the processes started.
+func (t *Tesseract) Runs() int64 { return t.runs.Load() }
+
+func (t *Tesseract) baseArgs() []string {
 	if t.tessdataDir != "" {
 		return []string{"--tessdata-dir", t.tessdataDir}
 	}
 	return nil
 }
 
-func (t *tesseract) acquire(ctx context.Context) error {
+func (t *Tesseract) acquire(ctx context.Context) error {
 	select {
 	case t.sem <- struct{}{}:
 		return nil
@@ -49,20 +53,20 @@ func (t *tesseract) acquire(ctx context.Context) error {
 	}
 }
 
-func (t *tesseract) release() { <-t.sem }
+func (t *Tesseract) release() { <-t.sem }
 
 // run feeds img to tesseract with args after "stdin stdout" and returns stdout.
-func (t *tesseract) run(ctx context.Context, img *image.Gray, args ...string) ([]byte, error) {
+func (t *Tesseract) run(ctx context.Context, img *image.Gray, args ...string) ([]byte, error) {
 	return t.exec(ctx, "stdin", bytes.NewReader(encodePGM(img)), args)
 }
 
 // runFile has tesseract read input, an image or a list file of images (one per line), which
 // loads the language models once for all of them.
-func (t *tesseract) runFile(ctx context.Context, input string, args ...string) ([]byte, error) {
+func (t *Tesseract) runFile(ctx context.Context, input string, args ...string) ([]byte, error) {
 	return t.exec(ctx, input, nil, args)
 }
 
-func (t *tesseract) exec(ctx context.Context, input string, stdin io.Reader, args []string) ([]byte, error) {
+func (t *Tesseract) exec(ctx context.Context, input string, stdin io.Reader, args []string) ([]byte, error) {
 	if err := t.acquire(ctx); err != nil {
 		return nil, err
 	}
@@ -83,8 +87,8 @@ func (t *tesseract) exec(ctx context.Context, input string, stdin io.Reader, arg
 	return stdout.Bytes(), nil
 }
 
-// words runs recognition with page segmentation mode psm and returns the words of the TSV.
-func (t *tesseract) words(ctx context.Context, img *image.Gray, langs string, psm int) ([]word, error) {
+// Words runs recognition with page segmentation mode psm and returns the words of the TSV.
+func (t *Tesseract) Words(ctx context.Context, img *image.Gray, langs string, psm int) ([]page.Word, error) {
 	out, err := t.run(ctx, img, "-l", langs, "--psm", strconv.Itoa(psm), "--dpi", "300", "tsv")
 	if err != nil {
 		return nil, err
@@ -94,8 +98,8 @@ func (t *tesseract) words(ctx context.Context, img *image.Gray, langs string, ps
 
 // parseTSV reads Tesseract's TSV: level page_num block_num par_num line_num word_num left top
 // width height conf text, one row per layout element; level 5 rows are words.
-func parseTSV(data []byte) ([]word, error) {
-	var words []word
+func parseTSV(data []byte) ([]page.Word, error) {
+	var words []page.Word
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	first := true
@@ -126,14 +130,14 @@ func parseTSV(data []byte) ([]word, error) {
 		if text == "" || conf < 0 {
 			continue
 		}
-		words = append(words, word{Box: image.Rect(n[0], n[1], n[0]+n[2], n[1]+n[3]), Conf: conf, Text: text})
+		words = append(words, page.Word{Box: image.Rect(n[0], n[1], n[0]+n[2], n[1]+n[3]), Conf: conf, Text: text})
 	}
 	return words, sc.Err()
 }
 
-// script asks orientation and script detection which writing system dominates the page, e.g.
+// Script asks orientation and script detection which writing system dominates the page, e.g.
 // "Latin", "Han", "Japanese", "Hangul", "Cyrillic". It needs the osd language data.
-func (t *tesseract) script(ctx context.Context, img *image.Gray) (string, error) {
+func (t *Tesseract) Script(ctx context.Context, img *image.Gray) (string, error) {
 	out, err := t.run(ctx, img, "--psm", "0", "--dpi", "300")
 	if err != nil {
 		return "", err
@@ -146,8 +150,8 @@ func (t *tesseract) script(ctx context.Context, img *image.Gray) (string, error)
 	return "", fmt.Errorf("tesseract OSD named no script")
 }
 
-// listLangs returns the installed language data, e.g. ["eng", "osd", "spa"].
-func (t *tesseract) listLangs(ctx context.Context) ([]string, error) {
+// ListLangs returns the installed language data, e.g. ["eng", "osd", "spa"].
+func (t *Tesseract) ListLangs(ctx context.Context) ([]string, error) {
 	args := append(t.baseArgs(), "--list-langs")
 	out, err := exec.CommandContext(ctx, t.path, args...).CombinedOutput()
 	if err != nil {

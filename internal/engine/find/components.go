@@ -1,19 +1,13 @@
-package ocr
+package find
 
 import (
 	"image"
-	"image/color"
 
 	"github.com/vtsproject/vts/internal/engine/page"
 )
 
 // This file holds the pixel analysis that manga pages need before any OCR: ink and paper, the
 // connected pieces of each, and the light regions (bubbles) that enclose lettering.
-
-// bubblePaper is the median colour of a bubble's paper, away from block b's lettering.
-func bubblePaper(img *image.RGBA, bubble *region, b *textBlock) color.RGBA {
-	return page.Paper(img, bubble, b.Box, b.Paper)
-}
 
 // grayOf converts the page to 8-bit luminance.
 func grayOf(img *image.RGBA) *image.Gray { return page.Gray(img) }
@@ -235,13 +229,13 @@ func filledRegion(l *labels, n int32) *region {
 	return r
 }
 
-// minInkContrast is the least difference, in 8-bit levels of the most differing channel,
+// MinInkContrast is the least difference, in 8-bit levels of the most differing channel,
 // between lettering and its background for a word to count as text.
-const minInkContrast = 60
+const MinInkContrast = 60
 
-// localContrast is how far the most distinct pixel inside box stands from the median colour of
+// LocalContrast is how far the most distinct pixel inside box stands from the median colour of
 // a ring around it.
-func localContrast(img *image.RGBA, box image.Rectangle) int {
+func LocalContrast(img *image.RGBA, box image.Rectangle) int {
 	_, bg := page.Background(img, box)
 	best := 0
 	for y := box.Min.Y; y < box.Max.Y; y++ {
@@ -251,6 +245,3 @@ func localContrast(img *image.RGBA, box image.Rectangle) int {
 	}
 	return best
 }
-
-// colorDiff is page.ColorDist, for the functions of this package whose page is "page".
-var colorDiff = page.ColorDist

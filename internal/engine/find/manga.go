@@ -1,4 +1,7 @@
-package ocr
+// Package find is the stage that finds the lettering on a page: the manga finder, which sees
+// bubbles and columns in the pixels, and the layout that groups the words Tesseract reads on a
+// Latin page into blocks.
+package find
 
 import (
 	"cmp"
@@ -6,6 +9,8 @@ import (
 	"image/color"
 	"slices"
 	"sort"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
 // Finding lettering on manga, manhwa and manhua pages. Whole-page OCR layout analysis finds almost
@@ -16,61 +21,15 @@ import (
 // those of a consistent stroke size that line up in columns or rows become a text block, and the
 // thin columns beside the main ones are furigana, erased with the text but never read.
 
-// textBlock is one bubble's or caption's lettering.
-type textBlock struct {
-	// Box bounds the lettering (furigana included).
-	Box image.Rectangle
-	// Vertical is true for top-to-bottom columns read right to left.
-	Vertical bool
-	// Lines are the columns (vertical) or rows (horizontal) of the main text, in reading order.
-	Lines []image.Rectangle
-	// Ruby are the furigana columns or rows: erased, not read.
-	Ruby []image.Rectangle
-	// Char is the size of one character: a column's width or a row's height.
-	Char int
-	// ink marks, over Box, the pixels that belong to the lettering.
-	ink []bool
-	// Bubble is the paper area around the lettering with its holes filled, or nil for text that
-	// no enclosed paper area holds (text on art, a page-wide gutter).
-	Bubble *region
-	Paper  color.RGBA
-}
-
-// chars estimates how many characters the block's lines hold, from their length in characters.
-func (b *textBlock) chars() int {
-	n := 0
-	for _, l := range b.Lines {
-		n += max(1, (lineLength(l, b.Vertical)+b.Char/2)/b.Char)
-	}
-	return n
-}
-
-func (b *textBlock) inkAt(x, y int) bool {
-	if !(image.Point{x, y}).In(b.Box) {
-		return false
-	}
-	return b.ink[(y-b.Box.Min.Y)*b.Box.Dx()+(x-b.Box.Min.X)]
-}
-
-// pageAnalysis is what the finder learned about a page, kept for cleaning and lettering.
-type pageAnalysis struct {
-	gray   *image.Gray
-	paper  uint8
-	inkMax uint8 // pixels darker than this are ink
-	// inkSoft is halfway between inkMax and the paper: what the lettering's mask takes, so the
-	// anti-aliased rims of thin strokes in small, JPEG-softened lettering are read and erased.
-	inkSoft uint8
-}
-
-// findTextBlocks finds the lettering of a page in reading order; rtl orders blocks right to left
+// Manga finds the lettering of a page in reading order; rtl orders blocks right to left
 // (Japanese), otherwise left to right.
-func findTextBlocks(page *image.RGBA, rtl bool) ([]*textBlock, *pageAnalysis) {
-	g := grayOf(page)
+func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
+	g := grayOf(img)
 	b := g.Bounds()
 	paper := paperLevel(g)
 	inkMax := max(min(otsu(g), paper-50), 60)
-	pa := &pageAnalysis{gray: g, paper: paper, inkMax: inkMax, inkSoft: uint8((int(inkMax) + int(paper)) / 2)}
-	var blocks []*textBlock
+	pa := &page.Analysis{Gray: g, Paper: paper, InkMax: inkMax, InkSoft: uint8((int(inkMax) + int(paper)) / 2)}
+	var blocks []*page.Block
 	if b.Dy() <= b.Dx()*5/2 {
 		blocks = detectBlocks(g, pa)
 	} else {
@@ -85,7 +44,7 @@ func findTextBlocks(page *image.RGBA, rtl bool) ([]*textBlock, *pageAnalysis) {
 				copy(sub.Pix[y*sub.Stride:][:r.Dx()], g.Pix[g.PixOffset(0, y0+y):][:r.Dx()])
 			}
 			for _, tb := range detectBlocks(sub, pa) {
-				tb.translate(image.Pt(0, y0))
+				move(tb, image.Pt(0, y0))
 				blocks = addUnlessSeen(blocks, tb)
 			}
 			if r.Max.Y == b.Dy() {
@@ -94,13 +53,14 @@ func findTextBlocks(page *image.RGBA, rtl bool) ([]*textBlock, *pageAnalysis) {
 		}
 	}
 	blocks = dropContained(blocks)
-	orderBlocks(blocks, rtl)
+	Order(blocks, rtl)
 	return blocks, pa
 }
 
-// translate moves a block found in a tile to page coordinates.
-func (b *textBlock) translate(d image.Point) {
+// move moves a block found in a tile to page coordinates.
+func move(b *page.Block, d image.Point) {
 	b.Box = b.Box.Add(d)
+	b.Ink.Box = b.Ink.Box.Add(d)
 	for i := range b.Lines {
 		b.Lines[i] = b.Lines[i].Add(d)
 	}
@@ -114,7 +74,7 @@ func (b *textBlock) translate(d image.Point) {
 
 // addUnlessSeen adds a block found in a tile unless an overlapping tile found it already; of the
 // two, the one with more lettering (the one not cut by a tile's edge) stays.
-func addUnlessSeen(blocks []*textBlock, tb *textBlock) []*textBlock {
+func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
 	for i, o := range blocks {
 		if overlapRatio(o.Box, tb.Box) > 0.5 {
 			if area(tb.Box) > area(o.Box) {
@@ -127,12 +87,12 @@ func addUnlessSeen(blocks []*textBlock, tb *textBlock) []*textBlock {
 }
 
 // detectBlocks finds the lettering in g, whose size sets the scale of everything looked for.
-func detectBlocks(g *image.Gray, pa *pageAnalysis) []*textBlock {
+func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	r := max(1, long/900)
 	blur := boxBlur(g, r)
-	lightMin := uint8(max(140, int(pa.paper)-45))
+	lightMin := uint8(max(140, int(pa.Paper)-45))
 	light := &bitmap{w: b.Dx(), h: b.Dy(), on: make([]bool, b.Dx()*b.Dy())}
 	for i, v := range blur.Pix {
 		light.on[i] = v >= lightMin
@@ -141,7 +101,7 @@ func detectBlocks(g *image.Gray, pa *pageAnalysis) []*textBlock {
 
 	minChar, maxChar := max(7, long/260), long/7
 	minRegion := 4 * minChar * minChar
-	var blocks []*textBlock
+	var blocks []*page.Block
 	for i, c := range ll.comps {
 		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar {
 			continue
@@ -158,8 +118,8 @@ func detectBlocks(g *image.Gray, pa *pageAnalysis) []*textBlock {
 
 // dropContained removes specks found inside another block's bubble (a stray mark of punctuation
 // that clustered alone): erasing a bubble cleans all of its interior anyway.
-func dropContained(blocks []*textBlock) []*textBlock {
-	var out []*textBlock
+func dropContained(blocks []*page.Block) []*page.Block {
+	var out []*page.Block
 next:
 	for _, b := range blocks {
 		for _, o := range blocks {
@@ -181,7 +141,7 @@ type blob struct {
 	pix   []int // page pixel indices of the blob's ink
 }
 
-func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *pageAnalysis, minChar, maxChar int) []*textBlock {
+func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int) []*page.Block {
 	box := filled.Box
 	w, h := box.Dx(), box.Dy()
 	// The holes: filled pixels that are not the paper itself.
@@ -212,10 +172,10 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 					continue
 				}
 				px := (box.Min.Y+y)*g.Stride + box.Min.X + x
-				if g.Pix[px] < pa.inkMax {
+				if g.Pix[px] < pa.InkMax {
 					bb.Ink++
 				}
-				if g.Pix[px] < pa.inkSoft {
+				if g.Pix[px] < pa.InkSoft {
 					bb.pix = append(bb.pix, px)
 				}
 			}
@@ -232,7 +192,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
 	groups := cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
-	var out []*textBlock
+	var out []*page.Block
 	var lettering []blob
 	for _, grp := range groups {
 		grp = pruneThick(grp)
@@ -260,7 +220,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	if len(out) > 1 {
 		if tb := makeBlock(g, lettering, pa, minChar, maxChar); tb != nil {
-			out = []*textBlock{tb}
+			out = []*page.Block{tb}
 		}
 	}
 	for _, tb := range out {
@@ -331,7 +291,7 @@ func boxGap(a, b image.Rectangle) int {
 }
 
 // makeBlock decides whether a cluster of blobs is lettering, its direction, lines and furigana.
-func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int) *textBlock {
+func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int) *page.Block {
 	var box image.Rectangle
 	for _, bl := range grp {
 		box = box.Union(bl.Box)
@@ -382,7 +342,7 @@ func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int
 	main := slices.Max(thick)
 	// Furigana sit beside the main columns (right of them in vertical text, above in horizontal)
 	// at about half their size.
-	tb := &textBlock{Box: box, Vertical: vertical, ink: ink, Paper: color.RGBA{pa.paper, pa.paper, pa.paper, 255}}
+	tb := &page.Block{Box: box, Vertical: vertical, Ink: &page.Mask{Box: box, Mask: ink}, Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}
 	var mains []int
 	for i, l := range lines {
 		if thick[i]*100 < main*62 && len(lines) > 1 {
@@ -404,11 +364,11 @@ func makeBlock(g *image.Gray, grp []blob, pa *pageAnalysis, minChar, maxChar int
 			return nil
 		}
 	}
-	if tb.chars() < 2 {
+	if tb.Chars() < 2 {
 		return nil
 	}
 	if vertical {
-		tb.separateRuby(g)
+		separateRuby(tb, g)
 	}
 	// Lettering is a row of characters: a line much shorter than one character across is a
 	// speck, and a single line that is a lone square blob of solid ink is art.
@@ -442,12 +402,7 @@ func crossSize(r image.Rectangle, vertical bool) int {
 	return r.Dy()
 }
 
-func lineLength(r image.Rectangle, vertical bool) int {
-	if vertical {
-		return r.Dy()
-	}
-	return r.Dx()
-}
+var lineLength = page.LineLength
 
 // segments splits a projection profile into runs of non-empty bins, joining runs separated by
 // gaps of at most slack bins (a stroke-less sliver inside one character).

@@ -1,20 +1,22 @@
-package ocr
+package find
 
 import (
 	"cmp"
 	"image"
 	"slices"
 	"sort"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
 // Reading order and furigana: what the finder settles once the blocks are found.
 
-// orderBlocks sorts blocks into reading order: rows of blocks top to bottom (blocks whose
+// Order sorts blocks into reading order: rows of blocks top to bottom (blocks whose
 // vertical extents overlap by half share a row), and within a row right to left for Japanese,
 // left to right otherwise.
-func orderBlocks(blocks []*textBlock, rtl bool) {
-	slices.SortFunc(blocks, func(a, b *textBlock) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
-	var rows [][]*textBlock
+func Order(blocks []*page.Block, rtl bool) {
+	slices.SortFunc(blocks, func(a, b *page.Block) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
+	var rows [][]*page.Block
 	for _, bl := range blocks {
 		placed := false
 		for i := range rows {
@@ -27,12 +29,12 @@ func orderBlocks(blocks []*textBlock, rtl bool) {
 			}
 		}
 		if !placed {
-			rows = append(rows, []*textBlock{bl})
+			rows = append(rows, []*page.Block{bl})
 		}
 	}
 	out := blocks[:0]
 	for _, row := range rows {
-		slices.SortFunc(row, func(a, b *textBlock) int {
+		slices.SortFunc(row, func(a, b *page.Block) int {
 			if rtl {
 				return cmp.Compare(b.Box.Max.X, a.Box.Max.X)
 			}
@@ -45,13 +47,13 @@ func orderBlocks(blocks []*textBlock, rtl bool) {
 // separateRuby finds furigana set tight against their column, too close for the projection to
 // split off: small marks entirely to the right of the column's body. They leave the reading mask
 // (erasing takes them with the rest of the bubble).
-func (b *textBlock) separateRuby(g *image.Gray) {
+func separateRuby(b *page.Block, g *image.Gray) {
 	w := b.Box.Dx()
 	for li, l := range b.Lines {
 		sub := &bitmap{w: l.Dx(), h: l.Dy(), on: make([]bool, l.Dx()*l.Dy())}
 		for y := l.Min.Y; y < l.Max.Y; y++ {
 			for x := l.Min.X; x < l.Max.X; x++ {
-				sub.on[(y-l.Min.Y)*sub.w+x-l.Min.X] = b.inkAt(x, y)
+				sub.on[(y-l.Min.Y)*sub.w+x-l.Min.X] = b.InkAt(x, y)
 			}
 		}
 		cl := label(sub, true)
@@ -94,7 +96,7 @@ func (b *textBlock) separateRuby(g *image.Gray) {
 				for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
 					for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
 						if cl.id[y*sub.w+x] == id {
-							b.ink[(l.Min.Y+y-b.Box.Min.Y)*w+l.Min.X+x-b.Box.Min.X] = false
+							b.Ink.Mask[(l.Min.Y+y-b.Box.Min.Y)*w+l.Min.X+x-b.Box.Min.X] = false
 						}
 					}
 				}

@@ -1,19 +1,19 @@
-package ocr
+// Package detect is the stage that decides a page's script and language under "auto": every
+// candidate script reads the same blocks and is weighed on the same evidence.
+package detect
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"image"
-	"image/color"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/image/draw"
-
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/lang"
 )
 
 // Deciding a page's script under "auto". Every script the page could be in is read from the
@@ -41,20 +41,20 @@ const clearMargin = 1.5
 type evidence struct {
 	script   string
 	langs    []string
-	readings []reading
+	readings []page.Reading
 	score    float64
 	conf     float64
 }
 
 // weigh scores the readings on the measure shared by every script.
-func (ev *evidence) weigh(blocks []*textBlock) {
+func (ev *evidence) weigh(blocks []*page.Block) {
 	var confSum, n float64
 	ev.score, ev.conf = 0, 0
 	for i, r := range ev.readings {
-		if r.Conf < minReadConf || r.Text == "" {
+		if r.Conf < MinReadConf || r.Text == "" {
 			continue
 		}
-		est := blocks[i].chars()
+		est := blocks[i].Chars()
 		f := scriptFit(ev.script, r.Text, est)
 		if f == 0 {
 			continue
@@ -184,86 +184,33 @@ func scriptOfCJK(lang string) string {
 	return "Han"
 }
 
-// latinModel is the Tesseract model that reads a page's lettering as Latin under auto: the Latin
+// LatinModel is the Tesseract model that reads a page's lettering as Latin under auto: the Latin
 // candidates' models together (at most three, to bound the pass), or English's alone when no
-// Latin language can be translated, so a Latin page is still never taken for CJK.
-func (e *Engine) latinModel(p planned) (model string, langs []string) {
-	var models []string
-	for _, c := range p.candidates {
-		m := e.langs[c]
-		if scriptOf(c) != latinScript || m == "" || slices.Contains(models, m) || len(models) == 3 {
+// Latin language can be translated, so a Latin page is still never taken for CJK. models maps
+// the installed languages to their Tesseract data; installed is all the data Tesseract has.
+func LatinModel(candidates []string, models map[string]string, installed []string) (model string, langs []string) {
+	var ms []string
+	for _, c := range candidates {
+		m := models[c]
+		if lang.Script(c) != latinScript || m == "" || slices.Contains(ms, m) || len(ms) == 3 {
 			continue
 		}
-		models, langs = append(models, m), append(langs, c)
+		ms, langs = append(ms, m), append(langs, c)
 	}
-	if len(models) == 0 && slices.Contains(e.installed, "eng") {
+	if len(ms) == 0 && slices.Contains(installed, "eng") {
 		return "eng", []string{"en"}
 	}
-	return strings.Join(models, "+"), langs
-}
-
-// readLatin reads the page's horizontal blocks with model in one pass (Latin is never set in
-// columns, and a page that is Latin reads well the first time). Each block is read whole, as a
-// uniform block of text (page segmentation 6), at its own size or larger: the finder's rows are
-// cut for square CJK glyphs, and on a photographed page a slight tilt can run a paragraph's
-// lines into one "row" that Tesseract, given the block, still reads line by line.
-func (e *Engine) readLatin(ctx context.Context, pa *pageAnalysis, blocks []*textBlock, model string) ([]reading, error) {
-	out := make([]reading, len(blocks))
-	var idx []int
-	var crops []*image.Gray
-	for i, b := range blocks {
-		if !b.Vertical && worthReading(b) {
-			idx, crops = append(idx, i), append(crops, latinCrop(pa.gray, b))
-		}
-	}
-	if len(crops) == 0 {
-		return out, nil
-	}
-	rs, err := e.tess.readMany(ctx, crops, model, 6)
-	if err != nil {
-		return nil, fmt.Errorf("reading lettering as Latin: %w", err)
-	}
-	for k, i := range idx {
-		out[i] = rs[k]
-	}
-	return out, nil
-}
-
-// latinLinePx is the least line height a Latin crop is read at; smaller lettering is enlarged.
-const latinLinePx = 32
-
-// latinCrop renders b's lettering black on white, enlarged when its lines are small, padded.
-func latinCrop(g *image.Gray, b *textBlock) *image.Gray {
-	src := image.NewGray(b.Box)
-	for i := range src.Pix {
-		src.Pix[i] = 255
-	}
-	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
-		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
-			if b.inkAt(x, y) {
-				src.SetGray(x, y, color.Gray{})
-			}
-		}
-	}
-	scale := max(1, float64(latinLinePx)/float64(max(b.Char, 1)))
-	w, h := int(float64(b.Box.Dx())*scale), int(float64(b.Box.Dy())*scale)
-	pad := latinLinePx
-	out := image.NewGray(image.Rect(0, 0, w+2*pad, h+2*pad))
-	for i := range out.Pix {
-		out.Pix[i] = 255
-	}
-	draw.CatmullRom.Scale(out, image.Rect(pad, pad, pad+w, pad+h), src, src.Bounds(), draw.Src, nil)
-	return out
+	return strings.Join(ms, "+"), langs
 }
 
 // verticalShare is the share of the page's lettering set in columns.
-func verticalShare(blocks []*textBlock) float64 {
+func verticalShare(blocks []*page.Block) float64 {
 	v, all := 0, 0
 	for _, b := range blocks {
-		if worthReading(b) {
-			all += b.chars()
+		if b.WorthReading() {
+			all += b.Chars()
 			if b.Vertical {
-				v += b.chars()
+				v += b.Chars()
 			}
 		}
 	}
@@ -275,11 +222,11 @@ func verticalShare(blocks []*textBlock) float64 {
 
 // letteringSize is the page's lettering in estimated characters: what every script's score is a
 // share of.
-func letteringSize(blocks []*textBlock) float64 {
+func letteringSize(blocks []*page.Block) float64 {
 	n := 0
 	for _, b := range blocks {
-		if worthReading(b) {
-			n += b.chars()
+		if b.WorthReading() {
+			n += b.Chars()
 		}
 	}
 	return float64(n)
@@ -288,13 +235,13 @@ func letteringSize(blocks []*textBlock) float64 {
 // secondLook settles a close decision between Latin and a CJK script with Tesseract's own script
 // detection over the whole page: a look independent of the readings that came out close. It
 // reports whether the page is Latin, and ok false when the look could not tell.
-func (e *Engine) secondLook(ctx context.Context, pa *pageAnalysis) (latin bool, script string, ok bool) {
-	if !e.hasOSD {
+func secondLook(ctx context.Context, r Reader, o Options, pa *page.Analysis) (latin bool, script string, ok bool) {
+	if !o.HasOSD {
 		return false, "", false
 	}
-	script, err := e.tess.script(ctx, pa.gray)
+	script, err := r.Script(ctx, pa.Gray)
 	if err != nil {
-		e.log.DebugContext(ctx, "script detection failed; the higher score decides", "err", err)
+		o.Log.DebugContext(ctx, "script detection failed; the higher score decides", "err", err)
 		return false, "", false
 	}
 	switch script {
@@ -316,10 +263,10 @@ func describe(d *engine.Detection, evs ...*evidence) {
 	slices.SortStableFunc(d.Candidates, func(a, b engine.DetectionCandidate) int { return cmp.Compare(b.Score, a.Score) })
 }
 
-// latinDetection completes, for a page the Latin pipeline translated as lang, the evidence of
+// LatinDetection completes, for a page the Latin pipeline translated as lang, the evidence of
 // the script decision (nil when no CJK candidate was read) with how lang was told from the other
 // Latin-script candidates.
-func latinDetection(d *engine.Detection, lang string, cands []string) *engine.Detection {
+func LatinDetection(d *engine.Detection, lang string, cands []string) *engine.Detection {
 	out := &engine.Detection{}
 	if d != nil {
 		*out = *d
@@ -336,8 +283,8 @@ func latinDetection(d *engine.Detection, lang string, cands []string) *engine.De
 	return out
 }
 
-// detectionReason is the reason for logs, "" when there was no detection.
-func detectionReason(d *engine.Detection) string {
+// Reason is the reason for logs, "" when there was no detection.
+func Reason(d *engine.Detection) string {
 	if d == nil {
 		return ""
 	}

@@ -1,0 +1,58 @@
+package page
+
+import "image"
+
+// Analysis is what the finder learned about a page's levels, kept for reading and cleaning.
+type Analysis struct {
+	Gray   *image.Gray
+	Paper  uint8
+	InkMax uint8 // pixels darker than this are ink
+	// InkSoft is halfway between InkMax and the paper: what the lettering's mask takes, so the
+	// anti-aliased rims of thin strokes in small, JPEG-softened lettering are read and erased.
+	InkSoft uint8
+}
+
+// Reading is one block's text as read, with its confidence.
+type Reading struct {
+	Text string
+	// Conf is the mean word confidence, 0 to 1, weighted by characters.
+	Conf float64
+}
+
+// Word is one recognised word, in the coordinates of the image that was read.
+type Word struct {
+	Box  image.Rectangle
+	Conf float64
+	Text string
+	// Inverted records that the word was read from the inverted image (light text on dark).
+	Inverted bool
+}
+
+// Chars estimates how many characters the block's lines hold, from their length in characters.
+func (b *Block) Chars() int {
+	n := 0
+	for _, l := range b.Lines {
+		n += max(1, (LineLength(l, b.Vertical)+b.Char/2)/b.Char)
+	}
+	return n
+}
+
+// InkAt reports whether the pixel belongs to the block's lettering.
+func (b *Block) InkAt(x, y int) bool { return b.Ink.Has(x, y) }
+
+// WorthReading leaves out what could never be lettered over: outside a bubble, a line of fewer
+// than three characters, which on manga pages is nearly always art.
+func (b *Block) WorthReading() bool {
+	if b.Bubble != nil {
+		return true
+	}
+	return b.Chars() >= 3
+}
+
+// LineLength is a line's length along its direction.
+func LineLength(r image.Rectangle, vertical bool) int {
+	if vertical {
+		return r.Dy()
+	}
+	return r.Dx()
+}

@@ -1,0 +1,27 @@
+package page
+
+import (
+	"image"
+	"testing"
+)
+
+// A block's length in characters comes from its lines and character size, and outside a bubble
+// fewer than three characters are not worth reading: on manga pages that is nearly always art.
+func TestCharsAndWorthReading(t *testing.T) {
+	b := &Block{Box: image.Rect(0, 0, 40, 100), Vertical: true, Char: 20,
+		Lines: []image.Rectangle{image.Rect(20, 0, 40, 100), image.Rect(0, 0, 20, 30)}}
+	if got := b.Chars(); got != 5+2 {
+		t.Fatalf("Chars() = %d, want 7 (a column of five and one of one and a half)", got)
+	}
+	short := &Block{Box: image.Rect(0, 0, 20, 40), Vertical: true, Char: 20, Lines: []image.Rectangle{image.Rect(0, 0, 20, 40)}}
+	if short.WorthReading() {
+		t.Error("two characters on art are worth reading")
+	}
+	short.Bubble = NewMask(image.Rect(0, 0, 50, 50))
+	if !short.WorthReading() {
+		t.Error("two characters in a bubble are not worth reading")
+	}
+	if !b.WorthReading() {
+		t.Error("seven characters on art are not worth reading")
+	}
+}
