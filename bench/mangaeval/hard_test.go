@@ -65,7 +65,7 @@ func TestRunHardSet(t *testing.T) {
 	if strings.Contains(out.String(), "by hard kind") {
 		t.Errorf("the default set reports hard kinds:\n%s", out.String())
 	}
-	for _, args := range [][]string{{"-set", "hardest"}, {"-set", "hard", "-lang", "ko"}, {"-set", "hard", "-dir", "."}} {
+	for _, args := range [][]string{{"-set", "hardest"}, {"-set", "hard", "-lang", "ko"}, {"-set", "hard", "-dir", "."}, {"-sfx", "-dir", "."}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("%q accepted", args)
 		}
