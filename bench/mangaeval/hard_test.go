@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
@@ -64,9 +65,34 @@ func TestRunHardSet(t *testing.T) {
 	if strings.Contains(out.String(), "by hard kind") {
 		t.Errorf("the default set reports hard kinds:\n%s", out.String())
 	}
-	for _, args := range [][]string{{"-set", "hardest"}, {"-set", "hard", "-lang", "ko"}, {"-set", "hard", "-dir", "."}} {
+	for _, args := range [][]string{{"-set", "hardest"}, {"-set", "hard", "-lang", "ko"}, {"-set", "hard", "-dir", "."}, {"-sfx", "-dir", "."}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("%q accepted", args)
 		}
+	}
+}
+
+// A sound effect counts as marked when the block it matched is kind sfx, read or not; the
+// transcript's skipped blocks are counted apart.
+func TestPublishTallySoundEffectsAndSkipped(t *testing.T) {
+	var tl publishTally
+	tl.add(pageResult{
+		Engine: &engine.Transcript{Blocks: []engine.TranscriptBlock{
+			{Kind: "sfx", Status: "skipped", Reason: "sound effect"},
+			{Kind: "free", Status: "skipped", Reason: "read with too little confidence"},
+			{Kind: "bubble", Status: "lettered"},
+		}},
+		Bubbles: []bubbleResult{
+			{Kind: mangapage.KindSFX, Text: "ドドド", Reading: reading{Block: 0}},
+			{Kind: mangapage.KindSFX, Text: "バン", Reading: reading{Block: 1}},
+			{Kind: mangapage.KindSFX, Text: "ゴゴゴ", Reading: reading{Block: -1}},
+			{Kind: mangapage.KindBubble, Text: "行くぞ、みんな！", Scored: true, Reading: reading{Block: 2, Read: true}},
+		},
+	})
+	if tl.SFXMarked != 1 || tl.KindTotal[mangapage.KindSFX] != 3 {
+		t.Errorf("%d of %d sound effects marked, want 1 of 3", tl.SFXMarked, tl.KindTotal[mangapage.KindSFX])
+	}
+	if tl.Skipped != 2 || tl.Blocks != 3 {
+		t.Errorf("%d of %d blocks skipped, want 2 of 3", tl.Skipped, tl.Blocks)
 	}
 }

@@ -27,7 +27,7 @@
 // Usage:
 //
 //	go run ./bench/mangaeval [-pages 24] [-seed 1] [-src auto,ja] [-lang ja|ko|zh-Hans|mix]
-//	    [-set default|hard] [-mode standard] [-dir annotated/] [-out results/] [-dump corpus/]
+//	    [-set default|hard] [-sfx] [-mode standard] [-dir annotated/] [-out results/] [-dump corpus/]
 //	    [-engine reference]
 //
 // -set hard generates Japanese pages that add, to the usual lettering, the kinds engines miss on
@@ -108,6 +108,7 @@ type config struct {
 	Verbose   bool
 	Engine    string
 	Set       string
+	SFX       bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -127,6 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.ReadBack, "readback", true, "read the English back with Tesseract")
 	fs.BoolVar(&c.Verbose, "v", false, "log every bubble")
 	fs.StringVar(&c.Set, "set", "default", "generated pages: default; hard (adds the lettering engines miss on published pages, recall reported by hard kind; ja only)")
+	fs.BoolVar(&c.SFX, "sfx", false, "generated pages get two to four more sound effects, in more looks and faces (mangapage.Options.SFX)")
 	fs.StringVar(&c.Engine, "engine", "ocr", "engine: ocr; reference (answers from the annotations: the metrics' ceiling); null (changes nothing: their floor)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -157,6 +159,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-set %q: want default or hard", c.Set)
 	case c.Set == "hard" && c.Lang != "ja":
 		return c, fmt.Errorf("-set hard draws Japanese pages only, not -lang %s", c.Lang)
+	case c.SFX && c.Dir != "":
+		return c, errors.New("-sfx draws generated pages; -dir pages carry their own sound effects")
 	case c.Set == "hard" && c.Dir != "":
 		return c, errors.New("-set chooses generated pages; -dir pages carry their own hard kinds")
 	}
@@ -186,7 +190,7 @@ func openCorpus(c config) (corpus, error) {
 		if lang == "mix" {
 			lang = []string{"ja", "ja", "ja", "ja", "ko", "zh-Hans"}[i%6]
 		}
-		p, err := mangapage.Generate(seed, mangapage.Options{Lang: lang, Hard: c.Set == "hard"})
+		p, err := mangapage.Generate(seed, mangapage.Options{Lang: lang, Hard: c.Set == "hard", SFX: c.SFX})
 		return p, fmt.Sprintf("page-%03d", i), err
 	}}, nil
 }
@@ -271,6 +275,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	what := fmt.Sprintf("%d generated %s pages, seeds %d–%d", pages.n, c.Lang, c.Seed, c.Seed+int64(pages.n)-1)
 	if c.Set == "hard" {
 		what = fmt.Sprintf("%d generated %s pages with the hard kinds of lettering (-set hard), seeds %d–%d", pages.n, c.Lang, c.Seed, c.Seed+int64(pages.n)-1)
+	}
+	if c.SFX {
+		what += ", with more sound effects (-sfx)"
 	}
 	if c.Dir != "" {
 		what = fmt.Sprintf("%d annotated pages of %s", pages.n, c.Dir)

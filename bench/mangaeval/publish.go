@@ -130,6 +130,12 @@ type publishTally struct {
 	// HardTotal and HardRead count dialogue by its hard kind (mangapage.HardKinds), ordinary
 	// dialogue under "".
 	HardTotal, HardRead map[string]int
+	// SFXMarked counts the sound effects whose block the engine marked kind sfx (read or not):
+	// found, and known for art to be left in place.
+	SFXMarked int
+	// Blocks and Skipped count the transcripts' blocks and those kept as skipped (found, left
+	// untouched for a person).
+	Blocks, Skipped int
 }
 
 func (t *publishTally) add(r pageResult) {
@@ -137,9 +143,21 @@ func (t *publishTally) add(r pageResult) {
 		t.KindTotal, t.KindRead = map[string]int{}, map[string]int{}
 		t.HardTotal, t.HardRead = map[string]int{}, map[string]int{}
 	}
+	if r.Engine != nil {
+		t.Blocks += len(r.Engine.Blocks)
+		for _, tb := range r.Engine.Blocks {
+			if tb.Status == "skipped" {
+				t.Skipped++
+			}
+		}
+	}
 	for _, b := range r.Bubbles {
 		k := kindOf(b)
 		t.KindTotal[k]++
+		if b.Kind == mangapage.KindSFX && r.Engine != nil && b.Reading.Block >= 0 && b.Reading.Block < len(r.Engine.Blocks) &&
+			r.Engine.Blocks[b.Reading.Block].Kind == mangapage.KindSFX {
+			t.SFXMarked++
+		}
 		if b.Reading.Read {
 			t.KindRead[k]++
 		}

@@ -216,6 +216,10 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	pb := g.Bounds()
 	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*area(all)
 	if (filled.Area > 8*area(all) && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
+		paper := func(x, y int) bool { return ll.id[y*ll.w+x] == n }
+		for _, tb := range out {
+			tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+		}
 		return out
 	}
 	if len(out) > 1 {

@@ -84,10 +84,14 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 	pg := &page.Page{Image: img, Name: req.Filename, SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr", Detection: mp.detection}
 	var keep []int
 	var texts []string
+	sfx := soundEffects(mp.blocks)
 	for i, b := range mp.blocks {
 		r := mp.readings[i]
 		b.ID, b.Kind, b.Lang, b.Status = page.ID(i), page.Free, mp.lang, page.Read
-		if b.Bubble != nil {
+		switch {
+		case sfx[i]:
+			b.Kind = page.SFX
+		case b.Bubble != nil:
 			b.Kind = page.Bubble
 		}
 		b.Source, b.Confidence = read.CleanCJK(r.Text), round2(r.Conf)
@@ -121,6 +125,9 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 			b.Source = strings.TrimSpace(res.Sources[k])
 		}
 		translated(b, res.Translations[k])
+		if b.Kind == page.SFX && b.Status == page.Translated {
+			b.Status, b.Reason = page.Skipped, reasonSFX // its translation in the transcript only
+		}
 	}
 	// Clean every translated block first, so that lettering never lands on a neighbour's
 	// glyphs, then keep a copy of the clean page for teams that letter by hand.

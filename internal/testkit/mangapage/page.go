@@ -34,6 +34,9 @@ type Options struct {
 	// Hard adds the kinds of lettering engines miss on published pages (see hard.go): short
 	// shouts, open balloons, text on tone or art, square blocks of columns. Japanese only.
 	Hard bool
+	// SFX adds two to four sound effects in the looks and faces published pages draw them (see
+	// sfx.go): also straight on the art without a halo, hollow, in any heavy face.
+	SFX bool
 }
 
 // Page is a generated page and its annotations.
@@ -161,6 +164,7 @@ type item struct {
 	Balloon  *balloon
 	Halo     float64 // radius of a white outline around the glyphs (free text)
 	SFXWhite bool    // a white sound effect outlined in black
+	SFXLook  sfxLook // the look of a sound effect of Options.SFX; unused otherwise
 	Panel    int
 	Hard     string // one of the Hard kinds, or empty
 }
@@ -314,6 +318,11 @@ func (g *generator) letter() error {
 			g.items = append(g.items, it)
 		}
 	}
+	if g.opt.SFX {
+		if err := g.letterSFX(sfx); err != nil {
+			return err
+		}
+	}
 	if g.opt.Hard {
 		if err := g.letterHard(next); err != nil {
 			return err
@@ -340,7 +349,9 @@ func (g *generator) letter() error {
 	}
 	// Draw in layers.
 	for _, it := range g.items {
-		if it.Kind == KindSFX {
+		if it.Kind == KindSFX && g.opt.SFX && it.SFXLook != sfxHalo {
+			g.drawSFX(it)
+		} else if it.Kind == KindSFX {
 			halo := dilate(it.Mask, g.s*uniform(g.rng, 0.15, 0.35))
 			if it.SFXWhite {
 				paint(g.page, halo, nil, 0, 1)

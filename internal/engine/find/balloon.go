@@ -1,0 +1,147 @@
+package find
+
+import "image"
+
+// A balloon whose outline is open (spikes that end in the gutter, a balloon drawn across its
+// panel's frame, a side left out) shares its paper with the gutter or the panel's white, so the
+// paper area around its lettering is page-wide and the lettering would pass for free text. Its
+// body is still there: a wide area of paper around the lettering joined to the rest through
+// necks (a spike's base, the gutter's width) narrower than the body. Opening the paper area
+// (shrinking it, then growing back what survives) by a little more than half a character
+// cuts those necks and leaves the body.
+
+// localBalloon is the body of an open balloon around the lettering in text (of characters char
+// wide) on the paper area filled, whose own pixels paper tells (filled also covers what the paper
+// encloses: whole panels, when the paper is the gutter), or nil when the paper around the
+// lettering runs on (a panel's white, the gutter) instead of closing within a few times the
+// lettering's size.
+func localBalloon(filled *region, paper func(x, y int) bool, text image.Rectangle, char int) *region {
+	// Necks are cut from the narrowest up: a gutter is narrow, the spikes of a shout wide.
+	for _, r := range []int{char * 3 / 5, char, char * 8 / 5} {
+		if b := openedBalloon(filled, paper, text, char, max(2, r)); b != nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// openedBalloon is localBalloon for one radius of the opening.
+func openedBalloon(filled *region, paper func(x, y int) bool, text image.Rectangle, char, r int) *region {
+	reach := 2 * max(text.Dx(), text.Dy(), 2*char)
+	win := text.Inset(-reach).Intersect(filled.Box)
+	// The mask is taken r beyond the window so that the shrinking is exact inside it.
+	outer := win.Inset(-r)
+	ow, oh := outer.Dx(), outer.Dy()
+	// The paper and the lettering on it, which the opening must not take for a hole.
+	m := make([]bool, ow*oh)
+	for y := range oh {
+		for x := range ow {
+			p := image.Pt(outer.Min.X+x, outer.Min.Y+y)
+			m[y*ow+x] = filled.Has(p.X, p.Y) && (p.In(text) || paper(p.X, p.Y))
+		}
+	}
+	body := squareFilter(m, ow, oh, r, true)
+	// The body is the shrunk area under the lettering: the pixel of the text's box deepest in
+	// it, its centre first.
+	c := image.Pt((text.Min.X+text.Max.X)/2, (text.Min.Y+text.Max.Y)/2)
+	seed := -1
+	if p := c.Sub(outer.Min); body[p.Y*ow+p.X] {
+		seed = p.Y*ow + p.X
+	}
+	for y := text.Min.Y; y < text.Max.Y && seed < 0; y++ {
+		for x := text.Min.X; x < text.Max.X; x++ {
+			if i := (y-outer.Min.Y)*ow + x - outer.Min.X; body[i] {
+				seed = i
+				break
+			}
+		}
+	}
+	if seed < 0 {
+		return nil
+	}
+	// The body's part joined to the seed must close inside the window.
+	inWin := image.Rectangle{Min: win.Min.Sub(outer.Min), Max: win.Max.Sub(outer.Min)}
+	comp := make([]bool, ow*oh)
+	comp[seed] = true
+	stack := []int{seed}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := i%ow, i/ow
+		if x <= inWin.Min.X || y <= inWin.Min.Y || x >= inWin.Max.X-1 || y >= inWin.Max.Y-1 {
+			if (image.Point{x + outer.Min.X, y + outer.Min.Y}).In(filled.Box.Inset(1)) {
+				return nil // the paper runs on beyond the window
+			}
+		}
+		for _, j := range [4]int{i - 1, i + 1, i - ow, i + ow} {
+			if j >= 0 && j < len(comp) && (j%ow-x)*(j%ow-x) <= 1 && body[j] && !comp[j] {
+				comp[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	grown := squareFilter(comp, ow, oh, r, false)
+	var box image.Rectangle
+	n := 0
+	for i, on := range grown {
+		if on = on && m[i]; on {
+			x, y := i%ow+outer.Min.X, i/ow+outer.Min.Y
+			box = box.Union(image.Rect(x, y, x+1, y+1))
+			n++
+		}
+		grown[i] = on
+	}
+	// Lettering fills a fair part of its balloon: a body many times the lettering is a
+	// panel's white that happened to close.
+	ta := text.Dx() * text.Dy()
+	// and is set in its middle: lettering off to one side of a closed area is art beside the
+	// lettering, or art that passed for it.
+	off := func(a0, a1, b0, b1 int) bool { return 100*abs((a0+a1)-(b0+b1)) > 2*12*(b1-b0) }
+	if n < ta*3/2 || n > 40*ta || !text.In(box.Inset(-char/2)) ||
+		off(text.Min.X, text.Max.X, box.Min.X, box.Max.X) || off(text.Min.Y, text.Max.Y, box.Min.Y, box.Max.Y) {
+		return nil
+	}
+	out := &region{Box: box, Mask: make([]bool, box.Dx()*box.Dy()), Area: n}
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			out.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = grown[(y-outer.Min.Y)*ow+x-outer.Min.X]
+		}
+	}
+	return out
+}
+
+// squareFilter shrinks (all) or grows (!all) the w×h mask m by a square of radius r, as two
+// passes of running counts, so that its cost does not grow with r. Outside the mask is off.
+func squareFilter(m []bool, w, h, r int, all bool) []bool {
+	pass := func(src []bool, n, stride, lines, step int) []bool {
+		out := make([]bool, len(src))
+		for l := range lines {
+			base := l * step
+			count := 0
+			// count holds the pixels on among [i-r, i+r] of the line.
+			for k := 0; k < min(r, n); k++ {
+				if src[base+k*stride] {
+					count++
+				}
+			}
+			for i := range n {
+				if j := i + r; j < n && src[base+j*stride] {
+					count++
+				}
+				if j := i - r - 1; j >= 0 && src[base+j*stride] {
+					count--
+				}
+				span := min(n-1, i+r) - max(0, i-r) + 1
+				if all {
+					out[base+i*stride] = count == 2*r+1 && span == 2*r+1
+				} else {
+					out[base+i*stride] = count > 0
+				}
+			}
+		}
+		return out
+	}
+	return pass(pass(m, w, 1, h, w), h, w, w, 1)
+}
+
+func abs(v int) int { return max(v, -v) }

@@ -1,0 +1,94 @@
+package ocr
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"testing"
+
+	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/imageio"
+)
+
+// A bubble the reader cannot make out (here lettering turned upside down) stays in the
+// transcript as skipped, with its box and why, and is left on the page exactly as it was, while
+// the readable bubbles around it are translated and lettered as usual.
+func TestUnreadableBubbleIsSkippedAndLeftUntouched(t *testing.T) {
+	bubbles := append(append([]mangaBubble(nil), sampleBubbles...),
+		mangaBubble{cols: []string{"ありがとう", "ございます"}, font: ipaGothic, size: 32, center: image.Pt(260, 1000), rx: 115, ry: 160})
+	img, boxes := mangaPage(t, 1000, 1400, bubbles)
+	turned := boxes[3].Inset(-4)
+	rotate180(img, turned)
+	_, llm := newOracle(t, sampleTranslations)
+	e, err := New(Config{Fallback: llm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.Translate(context.Background(), engine.Request{Image: encode(t, img, "png"), Format: "png", SourceLang: "ja", TargetLang: "en", Mode: "standard"})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	dumpImage(t, "out.png", resp.Image)
+	var skipped *engine.TranscriptBlock
+	lettered := 0
+	for i, b := range resp.Transcript.Blocks {
+		if b.ID != "b"+string(rune('1'+i)) {
+			t.Errorf("block %d has ID %q", i, b.ID)
+		}
+		box := image.Rect(b.Box.X, b.Box.Y, b.Box.X+b.Box.W, b.Box.Y+b.Box.H)
+		switch {
+		case box.Overlaps(turned):
+			skipped = &resp.Transcript.Blocks[i]
+		case b.Status == "lettered" && b.Translation != "":
+			lettered++
+		default:
+			t.Errorf("readable block %d: %+v, want it lettered", i, b)
+		}
+	}
+	if lettered != 3 {
+		t.Errorf("%d blocks lettered, want the 3 readable ones", lettered)
+	}
+	if skipped == nil {
+		t.Fatalf("the upside-down bubble at %v is not in the transcript: %+v", turned, resp.Transcript.Blocks)
+	}
+	box := image.Rect(skipped.Box.X, skipped.Box.Y, skipped.Box.X+skipped.Box.W, skipped.Box.Y+skipped.Box.H)
+	if skipped.Status != "skipped" || skipped.Reason == "" || skipped.Translation != "" || skipped.Kind != "bubble" ||
+		box.Intersect(turned).Dx()*box.Intersect(turned).Dy()*2 < turned.Dx()*turned.Dy() {
+		t.Errorf("upside-down bubble: %+v, want kind bubble, skipped with a reason, no translation, a box over %v", *skipped, turned)
+	}
+	if resp.Blocks != 3 {
+		t.Errorf("Response.Blocks = %d, want the 3 lettered", resp.Blocks)
+	}
+	for name, data := range map[string][]byte{"translated": resp.Image, "cleaned": resp.Cleaned} {
+		out, _, err := imageio.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := 0
+		for y := turned.Min.Y; y < turned.Max.Y; y++ {
+			for x := turned.Min.X; x < turned.Max.X; x++ {
+				if color.RGBAModel.Convert(out.At(x, y)) != img.RGBAAt(x, y) {
+					changed++
+				}
+			}
+		}
+		if changed > 0 {
+			t.Errorf("%s page: %d pixels of the skipped bubble changed", name, changed)
+		}
+	}
+}
+
+// rotate180 turns the pixels of r upside down in place.
+func rotate180(img *image.RGBA, r image.Rectangle) {
+	src := image.NewRGBA(r)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			src.SetRGBA(x, y, img.RGBAAt(x, y))
+		}
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			img.SetRGBA(x, y, src.RGBAAt(r.Max.X-1-(x-r.Min.X), r.Max.Y-1-(y-r.Min.Y)))
+		}
+	}
+}
