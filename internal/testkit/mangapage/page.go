@@ -34,6 +34,9 @@ type Options struct {
 	// Hard adds the kinds of lettering engines miss on published pages (see hard.go): short
 	// shouts, open balloons, text on tone or art, square blocks of columns. Japanese only.
 	Hard bool
+	// Harsh draws the page as a scan shared as JPEG (see harsh.go): quality 60–80, softened
+	// strokes, tinted and textured paper, light screentone in some balloons.
+	Harsh bool
 }
 
 // Page is a generated page and its annotations.
@@ -356,6 +359,9 @@ func (g *generator) letter() error {
 		case it.Kind == KindSFX:
 		case it.Balloon != nil:
 			it.Balloon.draw(g.page)
+			if g.opt.Harsh && !it.Balloon.Dark && g.rng.Float64() < 0.35 {
+				g.toneBalloon(it.Balloon)
+			}
 			g.clearTint(it.Balloon)
 			ink := uint8(0)
 			if it.Balloon.Dark {
