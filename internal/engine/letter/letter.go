@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
 )
 
@@ -27,12 +28,6 @@ type Target struct {
 	// Upper letters the translation in capitals, as comics are lettered (lettering=upper).
 	Upper bool
 }
-
-// The lettering styles a job may ask for: mixed case, the default, or comic-style capitals.
-const (
-	Mixed = "mixed"
-	Upper = "upper"
-)
 
 // maxGrowth is how far lettering may grow past the source's character size to fill its bubble:
 // a translation into English needs less height per line than a column of kanji, and a short
@@ -118,7 +113,7 @@ func Letter(p *page.Page, f *Fonts) int {
 		if text == "" || b.Status == page.Skipped {
 			continue
 		}
-		t := Target{Box: b.Box, Char: charSize(b), Vertical: b.Vertical}
+		t := Target{Box: b.Box, Char: charSize(b), Vertical: b.Vertical, Upper: p.Lettering == string(job.Upper)}
 		// The shape is the area the translation was lettered into: it is used as it is, not
 		// shrunk from the bubble's outline again.
 		t.Area = page.Polygon(b.Shape)

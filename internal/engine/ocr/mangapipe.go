@@ -15,6 +15,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine/clean"
 	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // minReadConf is the least confidence a block's reading needs to be translated. Below it the
@@ -356,6 +357,10 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 	}
 	progress("render")
 	ts := &engine.Transcript{Width: page.Bounds().Dx(), Height: page.Bounds().Dy(), SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr"}
+	upper := req.Lettering == string(job.Upper)
+	if upper {
+		ts.Lettering = req.Lettering // kept, so that lettering the page again keeps the capitals
+	}
 	translated := map[int]string{}
 	sources := map[int]string{}
 	for k, i := range keep {
@@ -390,7 +395,7 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 		}
 		if text := translated[i]; text != "" {
 			tb.Translation = text
-			tb.Shape = e.letterBlock(page, b, text, p.dst)
+			tb.Shape = e.letterBlock(page, b, text, p.dst, upper)
 			n++
 		}
 		if tb.Shape == nil {
@@ -418,8 +423,8 @@ func (e *Engine) eraseBlock(img *image.RGBA, pa *pageAnalysis, b *textBlock) {
 }
 
 // letterBlock letters text for block b and returns the outline of the area it used.
-func (e *Engine) letterBlock(img *image.RGBA, b *textBlock, text, lang string) []engine.Point {
-	t := letter.Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical}
+func (e *Engine) letterBlock(img *image.RGBA, b *textBlock, text, lang string, upper bool) []engine.Point {
+	t := letter.Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical, Upper: upper}
 	if b.Bubble != nil {
 		t.Paper = bubblePaper(img, b.Bubble, b)
 		// A column of CJK keeps a wider margin from the outline than lines across.
