@@ -146,3 +146,48 @@ func TestBlockInBubbleLeavesNoGhostsOnJPEG(t *testing.T) {
 		t.Errorf("%d pixels of the outline changed", changed)
 	}
 }
+
+// tonePage is a light dot screentone: dots of radius 1.6 every 6 pixels on paper.
+func tonePage(w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			dx, dy := float64(x%6)-2.5, float64(y%6)-2.5
+			v := uint8(245)
+			if dx*dx+dy*dy < 1.6*1.6 {
+				v = 60
+			}
+			img.SetRGBA(x, y, color.RGBA{v, v, v, 255})
+		}
+	}
+	return img
+}
+
+// Text lettered over a screentone is erased by carrying the dots on through the strokes, not by
+// smearing them into grey: where the strokes were, the tone is back as it was.
+func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
+	want := tonePage(240, 160)
+	img := tonePage(240, 160)
+	box := image.Rect(80, 50, 160, 110)
+	ink := page.NewMask(box)
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if (x-box.Min.X)%16 < 4 || (y-box.Min.Y)%20 < 4 { // a grid of strokes
+				img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
+				ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+			}
+		}
+	}
+	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink})
+	wrong := 0
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
+				wrong++
+			}
+		}
+	}
+	if wrong > box.Dx()*box.Dy()/50 {
+		t.Errorf("%d of %d pixels of the erased box differ from the tone", wrong, box.Dx()*box.Dy())
+	}
+}

@@ -173,6 +173,11 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	}
 	region := t.Box.Inset(-grow).Intersect(pb)
 	dilateIn(m, region, grow)
+	// On a screentone the dots are carried on through the erased strokes.
+	around := t.Box.Inset(-max(3*grow, t.Char)).Intersect(pb)
+	if period, ok := tonePeriod(gray, m, around); ok && copyTone(img, m, region, period, around) {
+		return
+	}
 	Fill(img, m)
 }
 
