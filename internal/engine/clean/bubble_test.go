@@ -191,3 +191,34 @@ func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
 		t.Errorf("%d of %d pixels of the erased box differ from the tone", wrong, box.Dx()*box.Dy())
 	}
 }
+
+// Lettering on plain paper that no closed bubble holds (a balloon open on one side) is erased
+// as in a bubble: a dot of punctuation the ink mask missed goes too, and the paper is flat.
+func TestBlockOnPlainPaperErasesWhatTheMaskMissed(t *testing.T) {
+	paper := color.RGBA{240, 236, 225, 255}
+	img := image.NewRGBA(image.Rect(0, 0, 200, 160))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = paper.R, paper.G, paper.B, 255
+	}
+	box := image.Rect(70, 40, 130, 110)
+	ink := page.NewMask(box)
+	for y := 45; y < 100; y++ {
+		for x := 90; x < 96; x++ {
+			img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
+			ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+		}
+	}
+	for y := 102; y < 107; y++ { // a full stop, not in the ink mask
+		for x := 110; x < 115; x++ {
+			img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
+		}
+	}
+	Block(img, page.Gray(img), 240, Target{Box: box, Char: 20, Ink: ink})
+	for y := range 160 {
+		for x := range 200 {
+			if d := page.ColorDist(img.RGBAAt(x, y), paper); d > 6 {
+				t.Fatalf("(%d,%d) is %v after erasing, want the paper %v", x, y, img.RGBAAt(x, y), paper)
+			}
+		}
+	}
+}

@@ -173,6 +173,20 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	}
 	region := t.Box.Inset(-grow).Intersect(pb)
 	dilateIn(m, region, grow)
+	// Lettering on plain paper outside any bubble the finder closed (a balloon open on one side
+	// or cut by the frame) is erased as in a bubble: the area around it is all the paper there
+	// is, and marks the ink mask missed (a stray dot, a kana apart) would stay as ghosts.
+	if paper, ok := plainPaper(img, gray, t.Box.Inset(-max(4, t.Char*3/4)-grow).Intersect(pb), t.Box.Inset(-max(4, t.Char*3/4)).Intersect(pb)); ok {
+		area := page.NewMask(t.Box.Inset(-max(4, t.Char*3/4)).Intersect(pb))
+		for i := range area.Mask {
+			area.Mask[i] = true
+		}
+		area.Area = len(area.Mask)
+		// Rebuilt from the paper around rather than painted one colour, so that a scan's
+		// blotches and tint carry on through.
+		Fill(img, letteringMask(gray, int(luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area))
+		return
+	}
 	// On a screentone the dots are carried on through the erased strokes.
 	around := t.Box.Inset(-max(3*grow, t.Char)).Intersect(pb)
 	if period, ok := tonePeriod(gray, m, around); ok && copyTone(img, m, region, period, around) {
@@ -195,18 +209,30 @@ const edgeBand = 2
 const visiblyDark = 18
 
 func inBubble(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
-	pb := img.Bounds()
 	paperY := int(luma(t.Paper))
 	if t.Paper.A == 0 {
 		paperY = int(paperLevel)
 	}
-	darkBelow := max(100, paperY-visiblyDark)
 	inner := t.Bubble.Erode(edgeBand)
+	m := letteringMask(gray, paperY, t, inner)
+	for y := m.Box.Min.Y; y < m.Box.Max.Y; y++ {
+		for x := m.Box.Min.X; x < m.Box.Max.X; x++ {
+			if m.Has(x, y) && inner.Has(x, y) {
+				img.SetRGBA(x, y, t.Paper)
+			}
+		}
+	}
+}
+
+// letteringMask is what erasing covers in a paper area (inner, the bubble kept clear of its
+// edge): the text region, and every visibly dark pixel near it grown over its fringe.
+func letteringMask(gray *image.Gray, paperY int, t Target, inner *page.Mask) *page.Mask {
+	darkBelow := max(100, paperY-visiblyDark)
 	grow := haloReach(t.Char)
 	// Stray marks (a dot of punctuation set apart, a dakuten the finder left out) lie near the
 	// lettering; beyond that, what is dark in the bubble is art or tone, kept.
 	reach := max(4, t.Char*3/4)
-	region := t.Box.Inset(-reach - grow).Intersect(t.Bubble.Box).Intersect(pb)
+	region := t.Box.Inset(-reach - grow).Intersect(t.Bubble.Box).Intersect(gray.Bounds())
 	m := page.NewMask(region)
 	w := region.Dx()
 	for y := region.Min.Y; y < region.Max.Y; y++ {
@@ -224,13 +250,46 @@ func inBubble(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 			m.Mask[(y-region.Min.Y)*w+x-region.Min.X] = true
 		}
 	}
-	for y := region.Min.Y; y < region.Max.Y; y++ {
-		for x := region.Min.X; x < region.Max.X; x++ {
-			if m.Mask[(y-region.Min.Y)*w+x-region.Min.X] && inner.Has(x, y) {
-				img.SetRGBA(x, y, t.Paper)
-			}
+	for i, on := range m.Mask {
+		if on && !inner.Has(region.Min.X+i%w, region.Min.Y+i/w) {
+			m.Mask[i] = false
 		}
 	}
+	return m
+}
+
+// plainPaper reports whether the ring between outer and inner is plain paper: light, and nearly
+// all of it within a few grey levels of its median, which it returns.
+func plainPaper(img *image.RGBA, gray *image.Gray, outer, inner image.Rectangle) (color.RGBA, bool) {
+	var hist [256]int
+	n := 0
+	for y := outer.Min.Y; y < outer.Max.Y; y++ {
+		for x := outer.Min.X; x < outer.Max.X; x++ {
+			if (image.Point{x, y}).In(inner) {
+				continue
+			}
+			hist[gray.GrayAt(x, y).Y]++
+			n++
+		}
+	}
+	if n < 50 {
+		return color.RGBA{}, false
+	}
+	med, acc := 0, 0
+	for v := range hist {
+		if acc += hist[v]; acc*2 >= n {
+			med = v
+			break
+		}
+	}
+	near := 0
+	for v := max(0, med-visiblyDark); v <= min(255, med+visiblyDark); v++ {
+		near += hist[v]
+	}
+	if med < 170 || near*100 < n*97 {
+		return color.RGBA{}, false
+	}
+	return page.RingMedian(img, outer, inner), true
 }
 
 // luma is c's grey level, as page.Gray computes it.
