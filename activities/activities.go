@@ -188,7 +188,7 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	out, err := eng.Translate(ctx, engine.Request{
 		Image: src, Format: in.Format, Filename: in.SourceFilename, SourceLang: in.SourceLang,
 		TargetLang: in.TargetLang, Mode: in.Mode, Resolution: in.Resolution, CustomPrompt: in.CustomPrompt,
-		Glossary: in.Glossary, Previous: a.previousTranscript(ctx, log, in),
+		Glossary: in.Glossary, Lettering: in.Lettering, Previous: a.previousTranscript(ctx, log, in),
 		Progress: func(stage string) { activity.RecordHeartbeat(ctx, stage) },
 	})
 	if err != nil {

@@ -253,6 +253,7 @@ func TestUploadErrors(t *testing.T) {
 		{"no user", nil, []apitest.File{page}, 400, "missing_user_id"},
 		{"bad mode", [][2]string{{"userId", "u"}, {"mode", "turbo"}}, []apitest.File{page}, 400, "invalid_mode"},
 		{"bad resolution", [][2]string{{"userId", "u"}, {"resolution", "8K"}}, []apitest.File{page}, 400, "invalid_resolution"},
+		{"bad lettering", [][2]string{{"userId", "u"}, {"lettering", "UPPER"}}, []apitest.File{page}, 400, "invalid_lettering"},
 		{"bad language", [][2]string{{"userId", "u"}, {"targetLang", "klingon"}}, []apitest.File{page}, 400, "unsupported_language"},
 		{"auto target", [][2]string{{"userId", "u"}, {"targetLang", "auto"}}, []apitest.File{page}, 400, "unsupported_language"},
 		{"engine refuses", [][2]string{{"userId", "u"}, {"targetLang", "xx"}}, []apitest.File{page}, 400, "unsupported_language"},

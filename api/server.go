@@ -67,6 +67,8 @@ type Server struct {
 	Tokens TokenVerifier
 	// Limits are the request-rate limits; DefaultLimits when nil.
 	Limits *Limits
+	// Lettering is the lettering of an upload that names none (VTS_LETTERING); mixed when empty.
+	Lettering string
 
 	limits *limiters
 }

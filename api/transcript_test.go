@@ -62,6 +62,33 @@ func TestGlossaryReachesTheEngine(t *testing.T) {
 	}
 }
 
+// lettering=upper reaches the engine and is kept with the job (for lettering a page again after
+// an edit); an upload that names none is lettered in mixed case.
+func TestLetteringReachesTheEngineAndIsKept(t *testing.T) {
+	eng := &testengine.Engine{}
+	env := apitest.Start(t, apitest.Options{Engine: eng})
+	for _, c := range []struct {
+		extra [][2]string
+		want  string
+	}{{[][2]string{{"lettering", "upper"}}, "upper"}, {nil, "mixed"}} {
+		a := upload(t, env, "letterer", 1, c.extra...)
+		if last := finished(t, env, a.JobID); last.Status != "completed" {
+			t.Fatalf("job ended %+v", last)
+		}
+		reqs := eng.Requests()
+		if got := reqs[len(reqs)-1].Lettering; got != c.want {
+			t.Errorf("the engine got lettering %q, want %q", got, c.want)
+		}
+		j, err := env.Store.GetJob(context.Background(), a.JobID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Lettering != c.want {
+			t.Errorf("the job keeps lettering %q, want %q", j.Lettering, c.want)
+		}
+	}
+}
+
 // A glossary that cannot be used is refused at upload with the line at fault, before anything
 // is charged or kept.
 func TestInvalidGlossaryRefused(t *testing.T) {

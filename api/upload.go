@@ -125,7 +125,10 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		return nil, newError(http.StatusBadRequest, "malformed_multipart", "the multipart body could not be read")
 	}
 	f := &uploadForm{Upload: job.Upload{JobID: jobID, Spec: job.Spec{SourceLang: lang.DefaultSource, TargetLang: lang.DefaultTarget,
-		Mode: string(job.DefaultMode), Resolution: string(job.DefaultResolution)}}}
+		Mode: string(job.DefaultMode), Resolution: string(job.DefaultResolution), Lettering: string(job.DefaultLettering)}}}
+	if s.Lettering != "" {
+		f.Lettering = s.Lettering
+	}
 	seen := map[string]bool{}
 	var names filename.Deduper
 	limit := int64(plans.Pro.MaxFileBytes) // until the user is known, the largest any plan allows
@@ -295,6 +298,9 @@ func (f *uploadForm) set(field, value string) error {
 	case "resolution":
 		return choose(&f.Resolution, value, job.ParseResolution, job.Resolutions, "invalid_resolution",
 			"resolution must be original, 1K, 2K or 4K")
+	case "lettering":
+		return choose(&f.Lettering, value, job.ParseLettering, job.Letterings, "invalid_lettering",
+			"lettering must be mixed or upper")
 	case "customPrompt":
 		if utf8.RuneCountInString(value) > maxPromptRunes {
 			return newError(http.StatusBadRequest, "prompt_too_long", fmt.Sprintf("customPrompt is limited to %d characters", maxPromptRunes))

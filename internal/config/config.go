@@ -58,6 +58,7 @@ type Config struct {
 	LLMAPIKey          string // VTS_LLM_API_KEY
 	LLMVision          bool   // VTS_LLM_VISION: the model reads images; bubble crops are sent along
 	ComicFontPath      string // VTS_COMIC_FONT: lettering font for bubbles
+	Lettering          string // VTS_LETTERING: mixed (default) or upper, for uploads that name none
 	DeepLAPIKey        string // DEEPL_API_KEY
 	DeepLBaseURL       string // DEEPL_API_URL
 
@@ -158,6 +159,7 @@ func FromEnv() (Config, error) {
 		LLMAPIKey:          os.Getenv("VTS_LLM_API_KEY"),
 		LLMVision:          os.Getenv("VTS_LLM_VISION") == "1" || os.Getenv("VTS_LLM_VISION") == "true",
 		ComicFontPath:      os.Getenv("VTS_COMIC_FONT"),
+		Lettering:          env("VTS_LETTERING", string(job.DefaultLettering)),
 		DeepLAPIKey:        os.Getenv("DEEPL_API_KEY"),
 		DeepLBaseURL:       os.Getenv("DEEPL_API_URL"),
 		GeminiAPIKey:       os.Getenv("GEMINI_API_KEY"),
@@ -185,6 +187,9 @@ func FromEnv() (Config, error) {
 		if v := os.Getenv("GEMINI_MODEL_" + strings.ToUpper(m)); v != "" {
 			c.GeminiModels[m] = v
 		}
+	}
+	if _, err := job.ParseLettering(c.Lettering); err != nil {
+		return Config{}, fmt.Errorf("VTS_LETTERING must be mixed or upper, got %q", c.Lettering)
 	}
 	if c.PageParallel, err = envInt("VTS_PAGE_PARALLELISM", 4); err != nil {
 		return Config{}, err

@@ -23,6 +23,8 @@ type Request struct {
 	// Glossary holds the job's fixed translations, one "source=target" per line; translators that
 	// take instructions must use them.
 	Glossary string
+	// Lettering is "upper" for comic-style capitals; anything else letters in mixed case.
+	Lettering string
 	// Previous is the transcript of the job's previous page when it is already translated, so
 	// that names, speakers and tone carry over from page to page. It may be nil.
 	Previous *Transcript
@@ -59,7 +61,10 @@ type Transcript struct {
 	Engine     string `json:"engine"`
 	// Detection says how SourceLang was decided when the upload said "auto": which scripts were
 	// read and how they scored, so that a wrong decision can be diagnosed from a user's report.
-	Detection *Detection        `json:"detection,omitempty"`
+	Detection *Detection `json:"detection,omitempty"`
+	// Lettering is "upper" when the page was lettered in capitals, so that lettering it again
+	// after an edit keeps them; empty for mixed case.
+	Lettering string            `json:"lettering,omitempty"`
 	Blocks    []TranscriptBlock `json:"blocks"`
 }
 

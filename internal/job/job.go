@@ -15,6 +15,9 @@ type Spec struct {
 	CustomPrompt string
 	// Glossary is the upload's glossary, normalised (internal/glossary); "" when none was sent.
 	Glossary string
+	// Lettering is "mixed" or "upper" (Lettering); "" in jobs from before it existed, which
+	// are mixed.
+	Lettering string
 }
 
 // Page is one uploaded page, already in blob storage.

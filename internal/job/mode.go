@@ -66,6 +66,33 @@ func ParseResolution(s string) (Resolution, error) {
 	return parse(s, Resolution.Multiplier, "resolution")
 }
 
+// Lettering is how a job's translations are lettered: in mixed case, or in capitals as comics
+// are. Its values never change, as Mode's.
+type Lettering string
+
+// The lettering styles an upload may ask for.
+const (
+	Mixed Lettering = "mixed"
+	Upper Lettering = "upper"
+
+	// DefaultLettering is the lettering of an upload that names none (and of a deployment that
+	// sets no VTS_LETTERING).
+	DefaultLettering = Mixed
+)
+
+// Letterings lists the accepted lettering styles.
+var Letterings = []Lettering{Mixed, Upper}
+
+// ParseLettering reads a lettering style as an upload or VTS_LETTERING names it.
+func ParseLettering(s string) (Lettering, error) {
+	return parse(s, func(l Lettering) int64 {
+		if l == Mixed || l == Upper {
+			return 1
+		}
+		return 0
+	}, "lettering")
+}
+
 // parse reads s as a T, known when its multiplier is not 0.
 func parse[T ~string](s string, multiplier func(T) int64, what string) (T, error) {
 	if multiplier(T(s)) == 0 {

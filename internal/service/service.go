@@ -217,7 +217,7 @@ func (s *Stack) APIServer(jobs *lifecycle.Lifecycle, bill *billing.Service) (*ap
 	if err := s.shareLimits(context.Background(), &limits); err != nil {
 		return nil, err
 	}
-	srv := &api.Server{Store: s.Store, Jobs: jobs, Bucket: s.Bucket, Billing: bill, Log: s.Log, Limits: &limits}
+	srv := &api.Server{Store: s.Store, Jobs: jobs, Bucket: s.Bucket, Billing: bill, Log: s.Log, Limits: &limits, Lettering: s.Config.Lettering}
 	if s.Config.OIDCIssuer == "" {
 		s.Log.Warn("no identity provider is configured (VTS_OIDC_ISSUER): the API trusts the userId of each request " +
 			"and runs UNAUTHENTICATED, which is fit for local development only; API keys still work")

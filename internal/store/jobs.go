@@ -50,7 +50,7 @@ func (j *Job) Terminal() bool { return j.Status.Terminal() }
 const jobColumns = `id::text, user_id, status, mode, resolution, source_lang, target_lang, custom_prompt, total,
 	progress, plan, retention_seconds, credits_reserved, allowance_reserved, purchased_reserved, credits_charged,
 	credits_refunded, allowance_epoch, allowance_lapsed, results, errors, COALESCE(zip_key, ''), COALESCE(zip_size, 0),
-	created_at, settled_at, completed_at, expires_at, deleted_at, expired_at`
+	created_at, settled_at, completed_at, expires_at, deleted_at, expired_at, lettering`
 
 func scanJob(row pgx.Row) (*Job, error) {
 	var j Job
@@ -59,7 +59,7 @@ func scanJob(row pgx.Row) (*Job, error) {
 	err := row.Scan(&j.ID, &j.UserID, &j.Status, &j.Mode, &j.Resolution, &j.SourceLang, &j.TargetLang, &j.CustomPrompt,
 		&j.Total, &j.Progress, &j.Plan, &retention, &j.CreditsReserved, &j.AllowanceReserved, &j.PurchasedReserved,
 		&j.CreditsCharged, &j.CreditsRefunded, &j.AllowanceEpoch, &j.AllowanceLapsed, &results, &errs, &j.ZipKey, &j.ZipSize, &j.CreatedAt, &j.SettledAt,
-		&j.CompletedAt, &j.ExpiresAt, &j.DeletedAt, &j.ExpiredAt)
+		&j.CompletedAt, &j.ExpiresAt, &j.DeletedAt, &j.ExpiredAt, &j.Lettering)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -156,9 +156,9 @@ func (s *Store) ReserveJob(ctx context.Context, nj NewJob) (*Reservation, error)
 		}
 		res.Job, err = scanJob(tx.QueryRow(ctx, `INSERT INTO jobs (id, user_id, status, mode, resolution, source_lang,
 			target_lang, custom_prompt, total, plan, retention_seconds, credits_reserved, allowance_reserved,
-			purchased_reserved, allowance_epoch) VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+			purchased_reserved, allowance_epoch, lettering) VALUES ($1, $2, 'pending', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 			RETURNING `+jobColumns, nj.ID, u.ID, nj.Mode, nj.Resolution, nj.SourceLang, nj.TargetLang, nj.CustomPrompt,
-			nj.Pages, p.ID, int64(p.Retention/time.Second), cost, fromAllowance, fromPurchased, u.AllowanceEpoch))
+			nj.Pages, p.ID, int64(p.Retention/time.Second), cost, fromAllowance, fromPurchased, u.AllowanceEpoch, lettering(nj.Lettering)))
 		if err != nil {
 			return fmt.Errorf("creating job: %w", err)
 		}
@@ -197,6 +197,14 @@ func (s *Store) WithdrawJob(ctx context.Context, userID, id string) (*Job, error
 		return nil, fmt.Errorf("withdrawing upload %s: %w", id, err)
 	}
 	return out, nil
+}
+
+// lettering is the stored lettering of a spec: mixed unless it asks for upper.
+func lettering(l string) string {
+	if l == string(job.Upper) {
+		return l
+	}
+	return string(job.Mixed)
 }
 
 // MarkProcessing records that translation has begun.

@@ -146,48 +146,199 @@ type Target struct {
 	Paper  color.RGBA
 }
 
-// Block removes a block's lettering from img. Inside a bubble everything that is not paper
-// (strokes grown over their anti-aliased fringe, stray punctuation; gray is the page's
-// luminance, paperLevel its paper's) takes the bubble's own paper colour, and the outline is
-// never touched; on art the strokes are rebuilt from their surroundings.
+// Block removes a block's lettering from img (gray is the page's luminance; paperLevel, its
+// paper's, is only a fallback for a bubble whose paper is unknown).
+//
+// Inside a bubble everything that is not paper is lettering: the whole text region and every
+// visibly dark pixel near it, grown over the anti-aliased fringe and the JPEG halo of each
+// stroke, take the bubble's paper colour. Filling only the glyphs' cores leaves their grey
+// outlines, the ghosts a reader sees. The outline, and the art that crosses the bubble, lie
+// outside the bubble's area, and a band along its edge is kept, so they are never touched.
+//
+// On art the strokes, grown the same way, are rebuilt from their surroundings.
 func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
-	grow := max(1, t.Char/12)
-	pb := img.Bounds()
-	m := page.NewMask(pb)
-	mark := func(x, y int) {
-		for dy := -grow; dy <= grow; dy++ {
-			for dx := -grow; dx <= grow; dx++ {
-				px, py := x+dx, y+dy
-				if !(image.Point{px, py}).In(pb) || (t.Bubble != nil && !t.Bubble.Has(px, py)) {
-					continue
-				}
-				m.Mask[(py-pb.Min.Y)*pb.Dx()+(px-pb.Min.X)] = true
-			}
-		}
-	}
 	if t.Bubble != nil {
-		paperMin := uint8(max(120, int(paperLevel)-45))
-		bb := t.Bubble.Box
-		for y := bb.Min.Y; y < bb.Max.Y; y++ {
-			for x := bb.Min.X; x < bb.Max.X; x++ {
-				if t.Bubble.Has(x, y) && gray.GrayAt(x, y).Y < paperMin {
-					mark(x, y)
-				}
-			}
-		}
-		for i, on := range m.Mask {
-			if on {
-				img.SetRGBA(pb.Min.X+i%pb.Dx(), pb.Min.Y+i/pb.Dx(), t.Paper)
-			}
-		}
+		inBubble(img, gray, paperLevel, t)
 		return
 	}
+	pb := img.Bounds()
+	m := page.NewMask(pb)
+	grow := haloReach(t.Char)
 	for y := t.Box.Min.Y; y < t.Box.Max.Y; y++ {
 		for x := t.Box.Min.X; x < t.Box.Max.X; x++ {
 			if t.Ink.Has(x, y) {
-				mark(x, y)
+				m.Mask[(y-pb.Min.Y)*pb.Dx()+(x-pb.Min.X)] = true
 			}
 		}
 	}
+	region := t.Box.Inset(-grow).Intersect(pb)
+	dilateIn(m, region, grow)
+	// Lettering on plain paper outside any bubble the finder closed (a balloon open on one side
+	// or cut by the frame) is erased as in a bubble: the area around it is all the paper there
+	// is, and marks the ink mask missed (a stray dot, a kana apart) would stay as ghosts.
+	if paper, ok := plainPaper(img, gray, t.Box.Inset(-max(4, t.Char*3/4)-grow).Intersect(pb), t.Box.Inset(-max(4, t.Char*3/4)).Intersect(pb)); ok {
+		area := page.NewMask(t.Box.Inset(-max(4, t.Char*3/4)).Intersect(pb))
+		for i := range area.Mask {
+			area.Mask[i] = true
+		}
+		area.Area = len(area.Mask)
+		// Rebuilt from the paper around rather than painted one colour, so that a scan's
+		// blotches and tint carry on through.
+		Fill(img, letteringMask(gray, int(luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area))
+		return
+	}
+	// On a screentone the dots are carried on through the erased strokes.
+	around := t.Box.Inset(-max(3*grow, t.Char)).Intersect(pb)
+	if period, ok := tonePeriod(gray, m, around); ok && copyTone(img, m, region, period, around) {
+		return
+	}
 	Fill(img, m)
+}
+
+// haloReach is how far past a stroke its anti-aliased edge and JPEG ringing stay visible: a
+// pixel or two of edge, more on large lettering, and about two pixels of ringing.
+func haloReach(char int) int { return max(1, char/12) + 2 }
+
+// edgeBand is the band along a bubble's edge that erasing leaves alone: the outline's own
+// anti-aliased fringe lies in it.
+const edgeBand = 2
+
+// visiblyDark is how much darker than the bubble's paper a pixel must be to be taken for
+// lettering, in grey levels: below what a reader sees (about 24) so that faint halo goes too,
+// above the grain of scanned paper.
+const visiblyDark = 18
+
+func inBubble(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
+	paperY := int(luma(t.Paper))
+	if t.Paper.A == 0 {
+		paperY = int(paperLevel)
+	}
+	inner := t.Bubble.Erode(edgeBand)
+	m := letteringMask(gray, paperY, t, inner)
+	for y := m.Box.Min.Y; y < m.Box.Max.Y; y++ {
+		for x := m.Box.Min.X; x < m.Box.Max.X; x++ {
+			if m.Has(x, y) && inner.Has(x, y) {
+				img.SetRGBA(x, y, t.Paper)
+			}
+		}
+	}
+}
+
+// letteringMask is what erasing covers in a paper area (inner, the bubble kept clear of its
+// edge): the text region, and every visibly dark pixel near it grown over its fringe.
+func letteringMask(gray *image.Gray, paperY int, t Target, inner *page.Mask) *page.Mask {
+	darkBelow := max(100, paperY-visiblyDark)
+	grow := haloReach(t.Char)
+	// Stray marks (a dot of punctuation set apart, a dakuten the finder left out) lie near the
+	// lettering; beyond that, what is dark in the bubble is art or tone, kept.
+	reach := max(4, t.Char*3/4)
+	region := t.Box.Inset(-reach - grow).Intersect(t.Bubble.Box).Intersect(gray.Bounds())
+	m := page.NewMask(region)
+	w := region.Dx()
+	for y := region.Min.Y; y < region.Max.Y; y++ {
+		for x := region.Min.X; x < region.Max.X; x++ {
+			if int(gray.GrayAt(x, y).Y) < darkBelow && inner.Has(x, y) && (image.Point{x, y}).In(t.Box.Inset(-reach)) {
+				m.Mask[(y-region.Min.Y)*w+x-region.Min.X] = true
+			}
+		}
+	}
+	dilateIn(m, region, grow)
+	// The text region itself is paper: between and around its strokes nothing is left to see.
+	core := t.Box.Inset(-max(2, t.Char/6)).Intersect(region)
+	for y := core.Min.Y; y < core.Max.Y; y++ {
+		for x := core.Min.X; x < core.Max.X; x++ {
+			m.Mask[(y-region.Min.Y)*w+x-region.Min.X] = true
+		}
+	}
+	for i, on := range m.Mask {
+		if on && !inner.Has(region.Min.X+i%w, region.Min.Y+i/w) {
+			m.Mask[i] = false
+		}
+	}
+	return m
+}
+
+// plainPaper reports whether the ring between outer and inner is plain paper: light, and nearly
+// all of it within a few grey levels of its median, which it returns.
+func plainPaper(img *image.RGBA, gray *image.Gray, outer, inner image.Rectangle) (color.RGBA, bool) {
+	var hist [256]int
+	n := 0
+	for y := outer.Min.Y; y < outer.Max.Y; y++ {
+		for x := outer.Min.X; x < outer.Max.X; x++ {
+			if (image.Point{x, y}).In(inner) {
+				continue
+			}
+			hist[gray.GrayAt(x, y).Y]++
+			n++
+		}
+	}
+	if n < 50 {
+		return color.RGBA{}, false
+	}
+	med, acc := 0, 0
+	for v := range hist {
+		if acc += hist[v]; acc*2 >= n {
+			med = v
+			break
+		}
+	}
+	near := 0
+	for v := max(0, med-visiblyDark); v <= min(255, med+visiblyDark); v++ {
+		near += hist[v]
+	}
+	if med < 170 || near*100 < n*97 {
+		return color.RGBA{}, false
+	}
+	return page.RingMedian(img, outer, inner), true
+}
+
+// luma is c's grey level, as page.Gray computes it.
+func luma(c color.RGBA) uint8 {
+	return uint8((299*int(c.R) + 587*int(c.G) + 114*int(c.B)) / 1000)
+}
+
+// dilateIn grows m's pixels inside region by r (a square, as two 1-D passes).
+func dilateIn(m *page.Mask, region image.Rectangle, r int) {
+	region = region.Intersect(m.Box)
+	if r <= 0 || region.Empty() {
+		return
+	}
+	at := func(x, y int) int { return (y-m.Box.Min.Y)*m.Box.Dx() + x - m.Box.Min.X }
+	w, h := region.Dx(), region.Dy()
+	tmp := make([]bool, w*h)
+	for y := range h {
+		last := -1 << 30 // the last set pixel at or left of x, then run right to left
+		for x := range w {
+			if m.Mask[at(region.Min.X+x, region.Min.Y+y)] {
+				last = x
+			}
+			tmp[y*w+x] = x-last <= r
+		}
+		next := 1 << 30
+		for x := w - 1; x >= 0; x-- {
+			if m.Mask[at(region.Min.X+x, region.Min.Y+y)] {
+				next = x
+			}
+			tmp[y*w+x] = tmp[y*w+x] || next-x <= r
+		}
+	}
+	for x := range w {
+		last := -1 << 30
+		col := make([]bool, h)
+		for y := range h {
+			if tmp[y*w+x] {
+				last = y
+			}
+			col[y] = y-last <= r
+		}
+		next := 1 << 30
+		for y := h - 1; y >= 0; y-- {
+			if tmp[y*w+x] {
+				next = y
+			}
+			if col[y] || next-y <= r {
+				m.Mask[at(region.Min.X+x, region.Min.Y+y)] = true
+			}
+		}
+	}
 }

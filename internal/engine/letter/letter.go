@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
 )
 
@@ -24,13 +25,23 @@ type Target struct {
 	// Paper is the colour behind the lettering.
 	Paper    color.RGBA
 	Vertical bool
+	// Upper letters the translation in capitals, as comics are lettered (lettering=upper).
+	Upper bool
 }
+
+// maxGrowth is how far lettering may grow past the source's character size to fill its bubble:
+// a translation into English needs less height per line than a column of kanji, and a short
+// line would otherwise sit small in the middle of a large balloon.
+const maxGrowth = 1.5
 
 // Block letters text, a translation into target, at t in dst and returns the outline of the
 // area it used: the shape the transcript keeps, so that the page can be lettered again from it.
 func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Point {
 	long := max(dst.Bounds().Dx(), dst.Bounds().Dy())
 	minReadable := max(float64(minFontPx)+2, float64(long)/110)
+	if t.Upper && !lang.IsCJK(target) {
+		text = strings.ToUpper(text)
+	}
 	l := letterer{fnt: f.forBubble(target, text), cjk: lang.IsCJK(target), text: text}
 	ink := InkFor(color.RGBA{0, 0, 0, 255}, t.Paper, true)
 	if lang.IsCJK(target) && t.Vertical {
@@ -52,7 +63,7 @@ func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Po
 			area.Mask[i] = true
 		}
 	}
-	lay := l.fitShape(area, float64(t.Char)*0.85, minReadable)
+	lay := l.fitShape(area, float64(t.Char)*maxGrowth, minReadable)
 	lay.draw(dst, ink)
 	return area.Outline(max(4, area.Box.Dy()/24))
 }
@@ -102,7 +113,7 @@ func Letter(p *page.Page, f *Fonts) int {
 		if text == "" || b.Status == page.Skipped {
 			continue
 		}
-		t := Target{Box: b.Box, Char: charSize(b), Vertical: b.Vertical}
+		t := Target{Box: b.Box, Char: charSize(b), Vertical: b.Vertical, Upper: p.Lettering == string(job.Upper)}
 		// The shape is the area the translation was lettered into: it is used as it is, not
 		// shrunk from the bubble's outline again.
 		t.Area = page.Polygon(b.Shape)

@@ -83,7 +83,9 @@ func centroid(area *page.Mask) image.Point {
 }
 
 // tryShape sets toks at one face and leading in area, returning false when they do not fit.
-func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point, leading float64, hyphenate bool) (shapeLayout, bool) {
+// Each line may take squeeze (at most 1) of the room its band of the area has, less a margin of
+// a sixth of a line's height at each end.
+func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point, leading float64, hyphenate bool, squeeze float64) (shapeLayout, bool) {
 	m := face.Metrics()
 	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * leading)
 	if lineH <= 0 {
@@ -98,7 +100,8 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 		for k := 0; k < n && len(queue) > 0; k++ {
 			y0 := (top + lineH.Mul(fixed.I(k))).Floor()
 			x0, x1 := bandSpan(area, center.X, y0, y0+lineH.Ceil())
-			maxW := fixed.I(x1 - x0)
+			room := float64(x1-x0) - float64(lineH.Ceil())/3
+			maxW := fixed.Int26_6(max(0, room*squeeze) * 64)
 			cur := ""
 			for len(queue) > 0 {
 				cand := queue[0]
@@ -135,11 +138,11 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 	return shapeLayout{}, false
 }
 
-// splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping at least two
-// letters on each side.
+// splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping at least
+// three letters on each side: a short word ("Eek!") is never broken.
 func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string) {
 	runes := []rune(word)
-	for cut := len(runes) - 2; cut >= 2; cut-- {
+	for cut := len(runes) - 3; cut >= 3; cut-- {
 		head := string(runes[:cut]) + "-"
 		if font.MeasureString(face, head) <= maxW {
 			return head, string(runes[cut:])
@@ -149,14 +152,19 @@ func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string
 }
 
 // fitShape finds the largest size in [minReadable, maxSize] that fits text into area, trying
-// normal then tight leading, then hyphenation, and only then sizes down to half of minReadable.
+// normal then tight leading, then hyphenation, and only then sizes down to half of minReadable;
+// the lines it found are then balanced (see balance).
 func (l *letterer) fitShape(area *page.Mask, maxSize, minReadable float64) shapeLayout {
 	toks := strings.Fields(l.text)
 	center := centroid(area)
-	search := func(lo, hi, leading float64, hyph bool) (shapeLayout, bool) {
+	search := func(lo, hi, leading float64, hyph, strict bool) (shapeLayout, bool) {
+		try := func(size float64) (shapeLayout, bool) {
+			lay, ok := tryShape(l.face(size), toks, area, center, leading, hyph, 1)
+			return lay, ok && (!strict || !stacked(lay, len(toks)))
+		}
 		var best shapeLayout
 		found := false
-		if lay, ok := tryShape(l.face(hi), toks, area, center, leading, hyph); ok {
+		if lay, ok := try(hi); ok {
 			return lay, true
 		}
 		for range 10 {
@@ -164,14 +172,14 @@ func (l *letterer) fitShape(area *page.Mask, maxSize, minReadable float64) shape
 				break
 			}
 			mid := (lo + hi) / 2
-			if lay, ok := tryShape(l.face(mid), toks, area, center, leading, hyph); ok {
+			if lay, ok := try(mid); ok {
 				lo, best, found = mid, lay, true
 			} else {
 				hi = mid
 			}
 		}
 		if !found {
-			if lay, ok := tryShape(l.face(lo), toks, area, center, leading, hyph); ok {
+			if lay, ok := try(lo); ok {
 				return lay, true
 			}
 		}
@@ -182,14 +190,17 @@ func (l *letterer) fitShape(area *page.Mask, maxSize, minReadable float64) shape
 		lo      float64
 		leading float64
 		hyph    bool
+		strict  bool
 	}{
-		{minReadable, 1.15, false},
-		{minReadable, 0.95, false},
-		{minReadable, 0.95, true},
-		{minReadable / 2, 0.95, true},
+		{minReadable, 1.15, false, true},
+		{minReadable, 0.95, false, true},
+		{minReadable, 1.15, false, false},
+		{minReadable, 0.95, false, false},
+		{minReadable, 0.95, true, false},
+		{minReadable / 2, 0.95, true, false},
 	} {
-		if lay, ok := search(step.lo, maxSize, step.leading, step.hyph); ok {
-			return lay
+		if lay, ok := search(step.lo, maxSize, step.leading, step.hyph, step.strict); ok {
+			return balance(lay, toks, area, center, step.leading, step.hyph)
 		}
 	}
 	// Nothing fits even at half the readable size: set it at the readable size across the
@@ -203,6 +214,53 @@ func (l *letterer) fitShape(area *page.Mask, maxSize, minReadable float64) shape
 		out.lines = append(out.lines, shapeLine{text: s, cx: center.X, width: lay.widths[i]})
 	}
 	return out
+}
+
+// balance evens out the lines of lay: greedy filling leaves a long first line and a short last
+// one ("I told you / so"), where a letterer sets lines of like length. It finds the narrowest
+// room that still takes the text in as many lines, at the same size.
+func balance(lay shapeLayout, toks []string, area *page.Mask, center image.Point, leading float64, hyph bool) shapeLayout {
+	n := len(lay.lines)
+	if n < 2 {
+		return lay
+	}
+	lo, hi := 0.4, 1.0
+	for range 7 {
+		mid := (lo + hi) / 2
+		if cand, ok := tryShape(lay.face, toks, area, center, leading, hyph, mid); ok && len(cand.lines) == n && !hyphenated(cand) {
+			lay, hi = cand, mid
+		} else {
+			lo = mid
+		}
+	}
+	return lay
+}
+
+// stacked reports whether a layout of a text of words words sets them one to a line in a
+// column ("Fine, / I / guess / I'll"), which reads badly: a smaller size that pairs the words is
+// better lettering.
+func stacked(lay shapeLayout, words int) bool {
+	if words < 4 {
+		return false
+	}
+	single := 0
+	for _, ln := range lay.lines {
+		if !strings.Contains(ln.text, " ") {
+			single++
+		}
+	}
+	return single >= 2 && single*2 >= len(lay.lines)
+}
+
+// hyphenated reports whether a layout broke a word: balancing must not break one that the
+// fitted layout kept whole.
+func hyphenated(lay shapeLayout) bool {
+	for _, ln := range lay.lines {
+		if strings.HasSuffix(ln.text, "-") {
+			return true
+		}
+	}
+	return false
 }
 
 // draw letters the layout.

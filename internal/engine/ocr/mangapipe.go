@@ -16,6 +16,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/read"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
 )
 
@@ -82,6 +83,10 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 		return nil, nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
 	}
 	pg := &page.Page{Image: img, Name: req.Filename, SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr", Detection: mp.detection}
+	upper := req.Lettering == string(job.Upper)
+	if upper {
+		pg.Lettering = req.Lettering // kept, so that lettering the page again keeps the capitals
+	}
 	var keep []int
 	var texts []string
 	sfx := soundEffects(mp.blocks)
@@ -142,7 +147,7 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 	}
 	for _, b := range mp.blocks {
 		if b.Status == page.Translated {
-			b.Shape, b.Status = e.letterBlock(img, b, b.Translation, p.dst), page.Lettered
+			b.Shape, b.Status = e.letterBlock(img, b, b.Translation, p.dst, upper), page.Lettered
 		}
 		if len(b.Shape) == 0 {
 			b.Shape = page.Corners(b.Box)
@@ -195,8 +200,8 @@ func (e *Engine) eraseBlock(img *image.RGBA, pa *page.Analysis, b *page.Block) {
 }
 
 // letterBlock letters text for block b and returns the outline of the area it used.
-func (e *Engine) letterBlock(img *image.RGBA, b *page.Block, text, lang string) []image.Point {
-	t := letter.Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical}
+func (e *Engine) letterBlock(img *image.RGBA, b *page.Block, text, lang string, upper bool) []image.Point {
+	t := letter.Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical, Upper: upper}
 	if b.Bubble != nil {
 		t.Paper = page.Paper(img, b.Bubble, b.Box, b.Paper)
 		// A column of CJK keeps a wider margin from the outline than lines across.

@@ -76,7 +76,9 @@ type Page struct {
 	TargetLang string
 	Engine     string
 	Detection  *engine.Detection
-	Blocks     []Block
+	// Lettering is "upper" for comic-style capitals, empty for mixed case.
+	Lettering string
+	Blocks    []Block
 }
 
 // ID is the stable name of the i-th block in reading order.
@@ -85,7 +87,7 @@ func ID(i int) string { return fmt.Sprintf("b%d", i+1) }
 // FromTranscript rebuilds the page model from its serialized form, over img (the cleaned page
 // when re-lettering). Blocks without an ID are named by their position.
 func FromTranscript(img *image.RGBA, t *engine.Transcript) *Page {
-	p := &Page{Image: img, Name: t.Page, SourceLang: t.SourceLang, TargetLang: t.TargetLang, Engine: t.Engine, Detection: t.Detection}
+	p := &Page{Image: img, Name: t.Page, SourceLang: t.SourceLang, TargetLang: t.TargetLang, Engine: t.Engine, Detection: t.Detection, Lettering: t.Lettering}
 	for i, tb := range t.Blocks {
 		b := Block{
 			ID: tb.ID, Box: image.Rect(tb.Box.X, tb.Box.Y, tb.Box.X+tb.Box.W, tb.Box.Y+tb.Box.H),
@@ -106,7 +108,7 @@ func FromTranscript(img *image.RGBA, t *engine.Transcript) *Page {
 // Transcript is the page's serialized form.
 func (p *Page) Transcript() *engine.Transcript {
 	t := &engine.Transcript{Page: p.Name, SourceLang: p.SourceLang, TargetLang: p.TargetLang, Engine: p.Engine,
-		Detection: p.Detection, Blocks: []engine.TranscriptBlock{}}
+		Detection: p.Detection, Lettering: p.Lettering, Blocks: []engine.TranscriptBlock{}}
 	if p.Image != nil {
 		t.Width, t.Height = p.Image.Bounds().Dx(), p.Image.Bounds().Dy()
 	}

@@ -19,6 +19,8 @@ type degradation struct {
 	Dust    int        // specks of scanner dust
 	Format  string
 	Quality int // JPEG quality
+	// Texture is the amplitude, in grey levels, of the paper's blotches (Options.Harsh).
+	Texture float64
 }
 
 func (d degradation) String() string {
@@ -36,6 +38,9 @@ func (d degradation) String() string {
 		parts = append(parts, "grey")
 	} else {
 		parts = append(parts, fmt.Sprintf("rgb paper %.0f,%.0f,%.0f", d.Paper[0], d.Paper[1], d.Paper[2]))
+	}
+	if d.Texture > 0 {
+		parts = append(parts, fmt.Sprintf("paper texture %.0f", d.Texture))
 	}
 	if d.Format == "jpeg" {
 		parts = append(parts, fmt.Sprintf("jpeg q%d", d.Quality))
@@ -79,10 +84,21 @@ func (d degradation) apply(rng *rand.Rand, src *image.Gray, tint *image.RGBA, m 
 			}
 		}
 	}
+	var texture []float64
+	if d.Texture > 0 {
+		texture = paperTexture(rng, w, h, d.Texture)
+	}
+	paperAt := func(i, k int) float64 {
+		p := d.Paper[k]
+		if texture != nil {
+			p += texture[i]
+		}
+		return p
+	}
 	if d.Gray {
 		out := image.NewGray(g.Rect)
 		for i, v := range g.Pix {
-			f := d.Ink + (d.Paper[0]-d.Ink)*float64(v)/255 + rng.NormFloat64()*d.Noise
+			f := d.Ink + (paperAt(i, 0)-d.Ink)*float64(v)/255 + rng.NormFloat64()*d.Noise
 			out.Pix[i] = uint8(clampf(math.Round(f), 0, 255))
 		}
 		return out
@@ -91,7 +107,7 @@ func (d degradation) apply(rng *rand.Rand, src *image.Gray, tint *image.RGBA, m 
 	for i, v := range g.Pix {
 		n := rng.NormFloat64() * d.Noise
 		for k := range 3 {
-			paper := d.Paper[k]
+			paper := paperAt(i, k)
 			if t != nil {
 				paper *= float64(t.Pix[i*4+k]) / 255
 			}

@@ -70,6 +70,9 @@ func (g *generator) finish(seed int64) (Page, error) {
 			}
 		}
 	}
+	if g.opt.Harsh {
+		d.harshen(rng)
+	}
 	if d.Format == "" {
 		d.Format = "png"
 	}

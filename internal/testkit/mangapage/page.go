@@ -37,6 +37,9 @@ type Options struct {
 	// SFX adds two to four sound effects in the looks and faces published pages draw them (see
 	// sfx.go): also straight on the art without a halo, hollow, in any heavy face.
 	SFX bool
+	// Harsh draws the page as a scan shared as JPEG (see harsh.go): quality 60–80, softened
+	// strokes, tinted and textured paper, light screentone in some balloons.
+	Harsh bool
 }
 
 // Page is a generated page and its annotations.
@@ -367,6 +370,9 @@ func (g *generator) letter() error {
 		case it.Kind == KindSFX:
 		case it.Balloon != nil:
 			it.Balloon.draw(g.page)
+			if g.opt.Harsh && !it.Balloon.Dark && g.rng.Float64() < 0.35 {
+				g.toneBalloon(it.Balloon)
+			}
 			g.clearTint(it.Balloon)
 			ink := uint8(0)
 			if it.Balloon.Dark {

@@ -1,0 +1,224 @@
+package clean
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/jpeg"
+	"math"
+	"testing"
+
+	"golang.org/x/image/vector"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+)
+
+// coverage rasterizes polygons, anti-aliased, into an alpha mask of size w×h.
+func coverage(w, h int, polys ...[][2]float32) *image.Alpha {
+	r := vector.NewRasterizer(w, h)
+	for _, p := range polys {
+		r.MoveTo(p[0][0], p[0][1])
+		for _, q := range p[1:] {
+			r.LineTo(q[0], q[1])
+		}
+		r.ClosePath()
+	}
+	a := image.NewAlpha(image.Rect(0, 0, w, h))
+	r.Draw(a, a.Bounds(), image.Opaque, image.Point{})
+	return a
+}
+
+func ellipsePoly(cx, cy, rx, ry float64, reverse bool) [][2]float32 {
+	var p [][2]float32
+	for i := range 96 {
+		a := 2 * math.Pi * float64(i) / 96
+		if reverse {
+			a = -a
+		}
+		p = append(p, [2]float32{float32(cx + rx*math.Cos(a)), float32(cy + ry*math.Sin(a))})
+	}
+	return p
+}
+
+// strokePoly is a slanted bar of width wd from (x0,y0) to (x1,y1): a stroke of a glyph.
+func strokePoly(x0, y0, x1, y1, wd float64) [][2]float32 {
+	dx, dy := x1-x0, y1-y0
+	l := math.Hypot(dx, dy)
+	nx, ny := -dy/l*wd/2, dx/l*wd/2
+	return [][2]float32{{float32(x0 + nx), float32(y0 + ny)}, {float32(x1 + nx), float32(y1 + ny)}, {float32(x1 - nx), float32(y1 - ny)}, {float32(x0 - nx), float32(y0 - ny)}}
+}
+
+// A bubble lettered in anti-aliased grey-edged strokes, on tinted paper, saved as a JPEG at
+// quality 65: what a published scan gives the engine. Erasing must leave no ghost a reader
+// sees (at most 1 % of the pixels on and around the former glyphs visibly darker than the
+// paper) and the outline exactly as it was.
+func TestBlockInBubbleLeavesNoGhostsOnJPEG(t *testing.T) {
+	const w, h = 260, 200
+	paper := color.RGBA{238, 232, 214, 255}
+	ink := color.RGBA{28, 26, 24, 255}
+	// The outline is a ring from the ellipse of radii 110×80 to 104×74 around (130, 100).
+	ring := coverage(w, h, ellipsePoly(130, 100, 110, 80, false), ellipsePoly(130, 100, 104, 74, true))
+	var glyphPolys [][][2]float32
+	for col := range 4 { // four columns of strokes, like vertical lettering
+		x := 85 + float64(col)*26
+		for k := range 5 {
+			y := 50 + float64(k)*21
+			glyphPolys = append(glyphPolys, strokePoly(x, y, x+13, y+4, 3.2), strokePoly(x+7, y-3, x+5.5, y+14, 2.6))
+		}
+	}
+	glyphs := coverage(w, h, glyphPolys...)
+	src := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			a := max(float64(ring.AlphaAt(x, y).A), float64(glyphs.AlphaAt(x, y).A)) / 255
+			mix := func(p, i uint8) uint8 { return uint8(float64(p)*(1-a) + float64(i)*a + 0.5) }
+			src.SetRGBA(x, y, color.RGBA{mix(paper.R, ink.R), mix(paper.G, ink.G), mix(paper.B, ink.B), 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, src, &jpeg.Options{Quality: 65}); err != nil {
+		t.Fatal(err)
+	}
+	dec, err := jpeg.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewRGBA(dec.Bounds())
+	draw.Draw(img, img.Bounds(), dec, image.Point{}, draw.Src)
+	before := image.NewRGBA(img.Bounds())
+	copy(before.Pix, img.Pix)
+
+	// The bubble's area is its interior, as the finder hands it over: the paper inside the
+	// outline's inner edge, glyphs included.
+	interior := coverage(w, h, ellipsePoly(130, 100, 104, 74, false))
+	bubble := page.NewMask(img.Bounds())
+	for i := range bubble.Mask {
+		if interior.Pix[i] >= 128 {
+			bubble.Mask[i] = true
+			bubble.Area++
+		}
+	}
+	var box image.Rectangle
+	for y := range h {
+		for x := range w {
+			if glyphs.AlphaAt(x, y).A > 0 {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	gray := page.Gray(img)
+	tp := page.Paper(img, bubble, box, paper)
+	Block(img, gray, 240, Target{Box: box, Char: 20, Bubble: bubble, Paper: tp})
+
+	// Residue: near the former glyphs, pixels visibly (24 levels) darker than the paper.
+	paperY := int(luma(paper))
+	near, dark := 0, 0
+	for y := box.Min.Y - 3; y < box.Max.Y+3; y++ {
+		for x := box.Min.X - 3; x < box.Max.X+3; x++ {
+			close := false
+			for dy := -3; dy <= 3 && !close; dy++ {
+				for dx := -3; dx <= 3 && !close; dx++ {
+					close = glyphs.AlphaAt(x+dx, y+dy).A > 0
+				}
+			}
+			if !close || ring.AlphaAt(x, y).A > 0 {
+				continue
+			}
+			near++
+			if paperY-int(luma(img.RGBAAt(x, y))) > 24 {
+				dark++
+			}
+		}
+	}
+	if res := float64(dark) / float64(near); res > 0.01 {
+		t.Errorf("residue %.3f (%d of %d pixels around the former glyphs still dark), want ≤ 0.01", res, dark, near)
+	}
+	changed := 0
+	for y := range h {
+		for x := range w {
+			if ring.AlphaAt(x, y).A > 0 && img.RGBAAt(x, y) != before.RGBAAt(x, y) {
+				changed++
+			}
+		}
+	}
+	if changed > 0 {
+		t.Errorf("%d pixels of the outline changed", changed)
+	}
+}
+
+// tonePage is a light dot screentone: dots of radius 1.6 every 6 pixels on paper.
+func tonePage(w, h int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			dx, dy := float64(x%6)-2.5, float64(y%6)-2.5
+			v := uint8(245)
+			if dx*dx+dy*dy < 1.6*1.6 {
+				v = 60
+			}
+			img.SetRGBA(x, y, color.RGBA{v, v, v, 255})
+		}
+	}
+	return img
+}
+
+// Text lettered over a screentone is erased by carrying the dots on through the strokes, not by
+// smearing them into grey: where the strokes were, the tone is back as it was.
+func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
+	want := tonePage(240, 160)
+	img := tonePage(240, 160)
+	box := image.Rect(80, 50, 160, 110)
+	ink := page.NewMask(box)
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if (x-box.Min.X)%16 < 4 || (y-box.Min.Y)%20 < 4 { // a grid of strokes
+				img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
+				ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+			}
+		}
+	}
+	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink})
+	wrong := 0
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
+				wrong++
+			}
+		}
+	}
+	if wrong > box.Dx()*box.Dy()/50 {
+		t.Errorf("%d of %d pixels of the erased box differ from the tone", wrong, box.Dx()*box.Dy())
+	}
+}
+
+// Lettering on plain paper that no closed bubble holds (a balloon open on one side) is erased
+// as in a bubble: a dot of punctuation the ink mask missed goes too, and the paper is flat.
+func TestBlockOnPlainPaperErasesWhatTheMaskMissed(t *testing.T) {
+	paper := color.RGBA{240, 236, 225, 255}
+	img := image.NewRGBA(image.Rect(0, 0, 200, 160))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = paper.R, paper.G, paper.B, 255
+	}
+	box := image.Rect(70, 40, 130, 110)
+	ink := page.NewMask(box)
+	for y := 45; y < 100; y++ {
+		for x := 90; x < 96; x++ {
+			img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
+			ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+		}
+	}
+	for y := 102; y < 107; y++ { // a full stop, not in the ink mask
+		for x := 110; x < 115; x++ {
+			img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
+		}
+	}
+	Block(img, page.Gray(img), 240, Target{Box: box, Char: 20, Ink: ink})
+	for y := range 160 {
+		for x := range 200 {
+			if d := page.ColorDist(img.RGBAAt(x, y), paper); d > 6 {
+				t.Fatalf("(%d,%d) is %v after erasing, want the paper %v", x, y, img.RGBAAt(x, y), paper)
+			}
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package letter
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+)
+
+// ellipseShape is the outline of an ellipse, as a transcript keeps a bubble's shape.
+func ellipseShape(cx, cy, rx, ry float64) []image.Point {
+	var pts []image.Point
+	for i := range 64 {
+		a := 2 * math.Pi * float64(i) / 64
+		pts = append(pts, image.Pt(int(cx+rx*math.Cos(a)), int(cy+ry*math.Sin(a))))
+	}
+	return pts
+}
+
+// A short line in a roomy bubble is lettered large enough to fill it, as a letterer would,
+// not at the small size of the source's characters: the lettering spans at least half the
+// bubble's width and a third of its height, and stays inside it.
+func TestBlockFillsTheBubble(t *testing.T) {
+	white := color.RGBA{255, 255, 255, 255}
+	img := blank(400, 300, white)
+	area := page.Polygon(ellipseShape(200, 150, 150, 100))
+	f := testFonts(t)
+	f.Block(img, Target{Box: image.Rect(170, 90, 230, 210), Area: area, Char: 24, Paper: white}, "I will fight for you.", "en")
+	ink, n := inkBox(img, img.Bounds(), white)
+	if n == 0 {
+		t.Fatal("nothing lettered")
+	}
+	if w, h := float64(ink.Dx())/float64(area.Box.Dx()), float64(ink.Dy())/float64(area.Box.Dy()); w < 0.5 || h < 0.33 {
+		t.Errorf("lettering %v fills %.2f of the bubble's width and %.2f of its height, want ≥ 0.5 and ≥ 0.33", ink, w, h)
+	}
+	for y := ink.Min.Y; y < ink.Max.Y; y++ {
+		for x := ink.Min.X; x < ink.Max.X; x++ {
+			if img.RGBAAt(x, y) != white && !area.Has(x, y) {
+				t.Fatalf("ink at (%d,%d), outside the bubble", x, y)
+			}
+		}
+	}
+}
+
+// Lines are balanced: where filling each line in turn leaves a straggler ("okay?"), the lines
+// are set at like lengths, in as many lines and at the same size.
+func TestBlockBalancesLines(t *testing.T) {
+	text := "Let's get out of here before they notice us, okay?"
+	l := &letterer{fnt: testFonts(t).primary, text: text}
+	area := page.Polygon(page.Corners(image.Rect(0, 0, 260, 200)))
+	toks := strings.Fields(text)
+	greedy, ok := tryShape(l.face(22), toks, area, centroid(area), 1.15, false, 1)
+	if !ok || spread(greedy) > 0.5 {
+		t.Fatalf("greedy lines %q: the case needs a straggler", lines(greedy))
+	}
+	lay := balance(greedy, toks, area, centroid(area), 1.15, false)
+	if len(lay.lines) != len(greedy.lines) || spread(lay) < 0.6 {
+		t.Errorf("balanced lines %q, want %d lines the shortest at least 0.6 of the longest", lines(lay), len(greedy.lines))
+	}
+}
+
+// spread is the shortest line's width over the longest's.
+func spread(lay shapeLayout) float64 {
+	shortest, longest := lay.lines[0].width, lay.lines[0].width
+	for _, ln := range lay.lines {
+		shortest, longest = min(shortest, ln.width), max(longest, ln.width)
+	}
+	return float64(shortest) / float64(longest)
+}
+
+func lines(lay shapeLayout) []string {
+	var out []string
+	for _, ln := range lay.lines {
+		out = append(out, ln.text)
+	}
+	return out
+}
+
+// lettering=upper sets the translation in capitals, also when the page is lettered again from
+// its transcript: the page carries the choice.
+func TestUpperLettering(t *testing.T) {
+	white := color.RGBA{255, 255, 255, 255}
+	f := testFonts(t)
+	shape := ellipseShape(150, 100, 120, 80)
+	letterWith := func(text, lettering string) []byte {
+		img := blank(300, 200, white)
+		p := &page.Page{Image: img, TargetLang: "en", Lettering: lettering, Blocks: []page.Block{{
+			Box: image.Rect(120, 60, 180, 140), Shape: shape, Kind: page.Bubble, Lang: "ja",
+			Source: "お前は何者だ", Translation: text,
+		}}}
+		if n := Letter(p, f); n != 1 {
+			t.Fatalf("lettered %d blocks", n)
+		}
+		return img.Pix
+	}
+	upper := letterWith("Who are you?", "upper")
+	if !bytes.Equal(upper, letterWith("WHO ARE YOU?", "")) {
+		t.Error("lettering=upper is not the translation in capitals")
+	}
+	if bytes.Equal(upper, letterWith("Who are you?", "")) {
+		t.Error("mixed case lettering came out in capitals")
+	}
+}
