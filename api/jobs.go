@@ -82,7 +82,8 @@ func cleanedURL(jobID, outputName string) string {
 const defaultHeartbeat = 15 * time.Second
 
 // events is the SSE stream: the current state at once, then every change, each with an id; a
-// comment every 15 s; closed by the server after the terminal message.
+// comment every 15 s; closed by the server after the terminal message, or, while an edit of a
+// page is being applied, after the message that shows its outcome.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	j, err := s.jobFromPath(r, "jobId")
 	if err != nil {
@@ -133,7 +134,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			_ = rc.Flush()
-			if u.Report.Status.Terminal() {
+			if u.Report.Status.Terminal() && !job.Editing(u.Report) {
 				return
 			}
 		}

@@ -45,6 +45,9 @@ type PageResult struct {
 	SourceLang    string `json:"sourceLang"`
 	HasTranscript bool   `json:"hasTranscript,omitempty"`
 	HasCleaned    bool   `json:"hasCleaned,omitempty"`
+	// InputKey is the uploaded page, which an edit keeping a block as it was reads back; "" for
+	// jobs recorded before it was kept here.
+	InputKey string `json:"inputKey,omitempty"`
 	// Revision counts the proofreader's edits applied to the page (0: the machine's output);
 	// Editing is the revision being applied, 0 when none; EditError says why the last edit failed.
 	// The store fills them in from the page's edits; the translation never sets them.
