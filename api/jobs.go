@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -194,7 +195,11 @@ func (s *Server) serveOutput(w http.ResponseWriter, r *http.Request, suffix stri
 // and "%2541.png" is "%41.png", never "A.png". Only a name that is one safe path segment is
 // looked up.
 func outputName(r *http.Request) (string, bool) {
-	escaped := r.URL.EscapedPath()
+	return lastSegment(r.URL.EscapedPath())
+}
+
+// lastSegment is the last segment of an escaped path, unescaped once, when it is a safe name.
+func lastSegment(escaped string) (string, bool) {
 	name, err := url.PathUnescape(escaped[strings.LastIndexByte(escaped, '/')+1:])
 	if err != nil || !filename.Valid(name) {
 		return "", false
@@ -226,6 +231,10 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		writeError(w, r, s.Log, newError(http.StatusBadRequest, "invalid_format", "format must be zip or cbz"))
+		return
+	}
+	if slices.ContainsFunc(j.Results, func(p job.PageResult) bool { return p.Revision > 0 }) {
+		s.serveLatestZip(w, r, j)
 		return
 	}
 	s.serveBlob(w, r, j.ZipKey, "translated-"+j.ID+".zip", "attachment",
