@@ -458,7 +458,7 @@ func TestEditPageRoundTrip(t *testing.T) {
 		if r := put(env, a.JobID, "p1.png", map[string]any{"userId": "editor", "transcript": edited}); r.Status != 404 || r.ErrorCode() != "job_not_found" {
 			t.Errorf("edit of a deleted job: %d %s", r.Status, r.Body)
 		}
-		deadline := time.Now().Add(time.Minute)
+		deadline := time.Now().Add(3 * time.Minute) // generous: the machine is shared
 		for {
 			j, err := env.Store.GetJob(context.Background(), a.JobID)
 			if err != nil {
@@ -466,13 +466,15 @@ func TestEditPageRoundTrip(t *testing.T) {
 			}
 			editing := 0
 			for _, r := range j.Results {
-				editing += r.Editing
+				if r.Editing > 0 {
+					editing++
+				}
 			}
 			if editing == 0 && env.Blobs(a.JobID) == 0 {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("a minute after the delete: %d edits in flight, %d blobs", editing, env.Blobs(a.JobID))
+				t.Fatalf("three minutes after the delete: %d edits in flight, %d blobs", editing, env.Blobs(a.JobID))
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
