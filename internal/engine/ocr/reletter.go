@@ -4,20 +4,18 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/draw"
 	"slices"
-	"strings"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/clean"
 	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/imageio"
 )
 
-// Letter letters a cleaned page (the Response's Cleaned) from its transcript alone, as edited by
-// a proofreader: no reading, no translation. It returns the lettered page in the cleaned page's
-// format and the transcript saying which blocks were lettered.
+// Letter letters a cleaned page from its transcript alone (Edit with no block kept, none added,
+// none retranslated): the page in the cleaned page's format, and which blocks were lettered.
 func (e *Engine) Letter(ctx context.Context, cleaned []byte, ts *engine.Transcript) ([]byte, *engine.Transcript, error) {
 	resp, err := e.Edit(ctx, engine.EditRequest{Cleaned: cleaned, Transcript: ts})
 	if err != nil {
@@ -26,14 +24,9 @@ func (e *Engine) Letter(ctx context.Context, cleaned []byte, ts *engine.Transcri
 	return resp.Image, resp.Transcript, nil
 }
 
-// Edit implements engine.Editor: the blocks named in Retranslate are translated again from
-// their source; blocks kept get their source pixels back; blocks the machine did not erase are
-// painted over with their surroundings' paper; every other block with a translation is lettered
-// into its shape. Removed blocks are not lettered.
+// Edit implements engine.Editor: the named blocks translated again, kept ones restored, missed
+// ones painted over (clean.ForEdit), the rest with a translation lettered; removed ones not.
 func (e *Engine) Edit(ctx context.Context, req engine.EditRequest) (*engine.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	ts := *req.Transcript
 	ts.Blocks = slices.Clone(req.Transcript.Blocks)
 	if !e.fonts.CanWrite(ts.TargetLang) {
@@ -49,34 +42,16 @@ func (e *Engine) Edit(ctx context.Context, req engine.EditRequest) (*engine.Resp
 		return nil, engine.Permanent("the cleaned page could not be read", err)
 	}
 	img := toRGBA(src, src.Bounds().Size())
-	if err := e.restoreKept(img, req.Source, ts.Blocks); err != nil {
-		return nil, err
+	var source *image.RGBA
+	if slices.ContainsFunc(ts.Blocks, func(b engine.TranscriptBlock) bool { return b.Status == engine.StatusKeep }) {
+		orig, _, err := imageio.Decode(req.Source)
+		if err != nil {
+			return nil, engine.Permanent("the source page is needed to keep a block as it was", err)
+		}
+		source = toRGBA(orig, img.Bounds().Size()) // the cleaned page is at the job's resolution
 	}
-	erased := map[string]bool{}
-	if req.Machine != nil {
-		// A block the machine translated was erased; one it skipped, or found and could not
-		// read, was left as it was (a transcript without statuses says so by its translation).
-		for _, b := range engine.NameBlocks(req.Machine.Blocks) {
-			erased[b.ID] = b.Status != string(page.Skipped) && b.Status != string(page.Found) &&
-				(b.Status != "" || b.Translation != "")
-		}
-	}
-	var lettered engine.Transcript = ts
-	lettered.Blocks = nil
-	var at []int // where each block given to the letterer sits in ts.Blocks
-	for i, b := range ts.Blocks {
-		if b.Status == engine.StatusKeep || b.Status == engine.StatusRemoved || strings.TrimSpace(b.Translation) == "" {
-			continue
-		}
-		if req.Machine != nil && !erased[b.ID] {
-			paintOver(img, b.Box)
-		}
-		if b.Status == string(page.Skipped) {
-			b.Status = string(page.Translated) // a person filled it in
-		}
-		lettered.Blocks = append(lettered.Blocks, b)
-		at = append(at, i)
-	}
+	lettered, at := ts, []int(nil) // at: where each block given to the letterer sits in ts.Blocks
+	lettered.Blocks, at = clean.ForEdit(img, source, req.Machine, ts.Blocks)
 	p := page.FromTranscript(img, &lettered)
 	letter.Letter(p, e.fonts)
 	data, err := encodeLike(img, info.Format)
@@ -96,78 +71,20 @@ func (e *Engine) retranslate(ctx context.Context, req engine.EditRequest, ts *en
 		return engine.Permanent("this translation is not available", err)
 	}
 	tr := e.translatorFor(p.mode, ts.SourceLang, ts.TargetLang)
-	if tr == nil {
-		return engine.Permanent(fmt.Sprintf("%s→%s cannot be translated here", ts.SourceLang, ts.TargetLang), nil)
-	}
 	var idx []int
 	var texts []string
-	var shout []bool
 	for i, b := range ts.Blocks {
 		if slices.Contains(req.Retranslate, b.ID) {
-			text, loud := unshout(b.Source)
-			idx, texts, shout = append(idx, i), append(texts, text), append(shout, loud)
+			idx, texts = append(idx, i), append(texts, b.Source)
 		}
-	}
-	if len(texts) == 0 {
-		return nil
 	}
 	res, err := tr.Translate(ctx, translator.Request{Src: ts.SourceLang, Dst: ts.TargetLang, Texts: texts,
 		CustomPrompt: req.CustomPrompt, Glossary: parseGlossary(req.Glossary)})
 	if err != nil {
 		return translationError(tr.Name(), err)
 	}
-	if len(res.Translations) != len(texts) {
-		return fmt.Errorf("translating with %s: %d answers for %d texts", tr.Name(), len(res.Translations), len(texts))
-	}
-	for k, i := range idx {
-		out := res.Translations[k]
-		if shout[k] {
-			out = strings.ToUpper(out)
-		}
-		ts.Blocks[i].Translation, ts.Blocks[i].Status = out, string(page.Translated)
+	for k, i := range idx { // a translator answers one translation per text, or an error
+		ts.Blocks[i].Translation, ts.Blocks[i].Status = res.Translations[k], string(page.Translated)
 	}
 	return nil
-}
-
-// restoreKept puts the source page's pixels back over every kept block: its box and its shape's
-// bounds, which hold the lettering the machine erased.
-func (e *Engine) restoreKept(img *image.RGBA, source []byte, blocks []engine.TranscriptBlock) error {
-	var kept []image.Rectangle
-	for _, b := range blocks {
-		if b.Status != engine.StatusKeep {
-			continue
-		}
-		r := image.Rect(b.Box.X, b.Box.Y, b.Box.X+b.Box.W, b.Box.Y+b.Box.H)
-		for _, pt := range b.Shape {
-			r = r.Union(image.Rect(pt.X, pt.Y, pt.X+1, pt.Y+1))
-		}
-		kept = append(kept, r.Inset(-2).Intersect(img.Bounds()))
-	}
-	if len(kept) == 0 {
-		return nil
-	}
-	if source == nil {
-		return engine.Permanent("the source page is needed to keep a block as it was", nil)
-	}
-	src, _, err := imageio.Decode(source)
-	if err != nil {
-		return engine.Permanent("the source page could not be read", err)
-	}
-	// The cleaned page is at the job's resolution: the source is scaled to it.
-	orig := toRGBA(src, img.Bounds().Size())
-	for _, r := range kept {
-		draw.Draw(img, r, orig, r.Min, draw.Src)
-	}
-	return nil
-}
-
-// paintOver covers a box the machine left lettered (a block it missed, or skipped) with the
-// paper around it, so that the person's translation is not set over the original.
-func paintOver(img *image.RGBA, box engine.Rect) {
-	r := image.Rect(box.X, box.Y, box.X+box.W, box.Y+box.H).Intersect(img.Bounds())
-	if r.Empty() {
-		return
-	}
-	inner, paper := page.Background(img, r)
-	draw.Draw(img, inner, image.NewUniform(paper), image.Point{}, draw.Src)
 }
