@@ -46,15 +46,7 @@ type editAccepted struct {
 // edited transcript, in the background; the job's state shows the new revision when it is ready.
 func (s *Server) editPage(w http.ResponseWriter, r *http.Request) {
 	var req editRequest
-	if err := decodeJSONUpTo(w, r, &req, maxEditBody); err != nil {
-		writeError(w, r, s.Log, err)
-		return
-	}
-	if req.UserID == "" {
-		writeError(w, r, s.Log, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required"))
-		return
-	}
-	if err := s.authorize(r, req.UserID); err != nil {
+	if err := s.decodeAsUser(w, r, &req, maxEditBody, &req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}

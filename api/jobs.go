@@ -317,15 +317,7 @@ type deleteRequest struct {
 // come back when it settles); a finished one loses its files at once.
 func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 	var req deleteRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, s.Log, err)
-		return
-	}
-	if req.UserID == "" {
-		writeError(w, r, s.Log, newError(http.StatusBadRequest, "missing_user_id", "the userId field is required"))
-		return
-	}
-	if err := s.authorize(r, req.UserID); err != nil {
+	if err := s.decodeAsUser(w, r, &req, maxJSONBody, &req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
@@ -339,4 +331,16 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// decodeAsUser reads a JSON body of up to limit bytes into v, whose userId field is *userID, and
+// checks that the request may act as that user.
+func (s *Server) decodeAsUser(w http.ResponseWriter, r *http.Request, v any, limit int64, userID *string) error {
+	if err := decodeJSONUpTo(w, r, v, limit); err != nil {
+		return err
+	}
+	if *userID == "" {
+		return newError(http.StatusBadRequest, "missing_user_id", "the userId field is required")
+	}
+	return s.authorize(r, *userID)
 }
