@@ -192,17 +192,7 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 		Progress: func(stage string) { activity.RecordHeartbeat(ctx, stage) },
 	})
 	if err != nil {
-		var perm *engine.PermanentError
-		var later *engine.RetryAfterError
-		switch {
-		case errors.As(err, &perm):
-			log.Warn("page failed", "err", err)
-			return nil, temporal.NewNonRetryableApplicationError(perm.Message, ErrTypePermanentPage, err)
-		case errors.As(err, &later):
-			return nil, temporal.NewApplicationErrorWithOptions("the engine asked to wait", "RetryAfter",
-				temporal.ApplicationErrorOptions{NextRetryDelay: later.After, Cause: err})
-		}
-		return nil, fmt.Errorf("translating %s: %w", in.SourceFilename, err)
+		return nil, engineError(log, err, "translating "+in.SourceFilename)
 	}
 	res := &TranslatePageResult{Bytes: len(out.Image), Blocks: out.Blocks}
 	if in.SourceLang != lang.Auto {
@@ -212,9 +202,8 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	if out.Transcript != nil {
 		t := *out.Transcript
 		t.Page = in.OutputName
-		if t.Blocks == nil {
-			t.Blocks = []engine.TranscriptBlock{}
-		}
+		// Every block is named, so that an edit can say which block it changes.
+		t.Blocks = engine.NameBlocks(t.Blocks)
 		if t.SourceLang != "" {
 			res.SourceLang = t.SourceLang
 		}
@@ -244,6 +233,22 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	log.Info("page translated", "blocks", out.Blocks, "bytes", len(out.Image), "lang", res.SourceLang,
 		"transcript", res.TranscriptKey != "", "cleaned", res.CleanedKey != "", "took", time.Since(started).Round(time.Millisecond))
 	return res, nil
+}
+
+// engineError is an engine's failure as the workflows' retry policies know it: a permanent one
+// is not retried and its message is the user's; a rate limit waits as long as it asks.
+func engineError(log *slog.Logger, err error, doing string) error {
+	var perm *engine.PermanentError
+	var later *engine.RetryAfterError
+	switch {
+	case errors.As(err, &perm):
+		log.Warn("page failed", "err", err)
+		return temporal.NewNonRetryableApplicationError(perm.Message, ErrTypePermanentPage, err)
+	case errors.As(err, &later):
+		return temporal.NewApplicationErrorWithOptions("the engine asked to wait", "RetryAfter",
+			temporal.ApplicationErrorOptions{NextRetryDelay: later.After, Cause: err})
+	}
+	return fmt.Errorf("%s: %w", doing, err)
 }
 
 // transcriptType is the content type of transcript blobs; BuildZip compresses what has it.

@@ -62,6 +62,8 @@ type ReconcileResult struct {
 	// Failures: what could not be done in this pass, one line each (the job and the error); the
 	// rest of the pass went on, and the next pass tries again.
 	Failures []string
+	// SettledEdits: page edits claimed whose workflow never ran, settled as failed (refunded).
+	SettledEdits []string
 }
 
 // failed records one thing the pass could not do and goes on.
@@ -92,6 +94,7 @@ func (a *Activities) Reconcile(ctx context.Context, in ReconcileInput) (*Reconci
 	a.reconcileStranded(ctx, in, now, res)
 	a.reconcileExpiries(ctx, in, now, res)
 	a.reconcileBlobs(ctx, in, now, res)
+	a.reconcileEdits(ctx, in, now, res)
 	reconcileCounters.Add("runs", 1)
 	reconcileCounters.Add("settled", int64(len(res.Settled)))
 	reconcileCounters.Add("cancelled", int64(len(res.Cancelled)))
@@ -102,7 +105,7 @@ func (a *Activities) Reconcile(ctx context.Context, in ReconcileInput) (*Reconci
 	reconcileCounters.Add("failures", int64(len(res.Failures)))
 	log.Info("reconciled", "settled", len(res.Settled), "cancelled", len(res.Cancelled), "concluded", len(res.Concluded),
 		"orphan_jobs", len(res.OrphanJobs), "orphan_blobs", res.OrphanBlobs, "expiries_rearmed", len(res.Expired),
-		"failures", len(res.Failures))
+		"edits_settled", len(res.SettledEdits), "failures", len(res.Failures))
 	return res, nil
 }
 
