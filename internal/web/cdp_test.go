@@ -397,3 +397,11 @@ func (p *page) press(key string) {
 		p.call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": key, "code": key}, nil)
 	}
 }
+
+// userID is the user ID the page is using.
+func (p *page) userID(t *testing.T) string {
+	t.Helper()
+	var id string
+	p.eval(`document.getElementById('user-id').value`, &id)
+	return id
+}

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -14,7 +15,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/ocr"
+	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/llmfake"
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
 // editorState is what the tests read off the editor.
@@ -271,6 +276,14 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	}
 	shoot(t, p, "editor.png")
 
+	// Closing with unsaved edits asks first.
+	p.click("#editor-close")
+	var closeLabel string
+	p.eval(`document.getElementById('editor-close').textContent`, &closeLabel)
+	if e := p.editor(); !e.Visible || len(e.Items) != 3 || !strings.HasPrefix(closeLabel, "Discard the edits?") {
+		t.Errorf("one click on Close with unsaved edits: visible %v, %d blocks, button %q", e.Visible, len(e.Items), closeLabel)
+	}
+
 	p.click("#editor-save")
 	p.untilEditor("the edit request", func(editorState) bool { return rec.count() == 1 })
 	path, body := rec.last(t)
@@ -291,4 +304,157 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	if nb := blocks[2]; nb.ID != "" || nb.Source != "ドン" || nb.Translation != "BOOM" || !near(boxOf(nb.Box), [4]float64{100, 500, 160, 120}, tol) || len(nb.Shape) != 4 {
 		t.Errorf("the added block: %+v", nb)
 	}
+}
+
+// mangaEngine is the real offline engine reading Japanese, with a language model that answers
+// "Line 1", "Line 2"... over the real OpenAI wire format.
+func mangaEngine(t *testing.T) *ocr.Engine {
+	t.Helper()
+	fake := llmfake.New(llmfake.Translations(func(_ llmfake.Request, sources []string) []string {
+		out := make([]string, len(sources))
+		for i := range sources {
+			out[i] = fmt.Sprintf("Line %d", i+1)
+		}
+		return out
+	}))
+	t.Cleanup(fake.Close)
+	tr, err := translator.NewOpenAI(translator.OpenAIConfig{BaseURL: fake.URL, Model: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := ocr.New(ocr.Config{Translator: tr, AdvancedTranslator: tr, Fallback: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// freeSpot is a w×h box of the page that overlaps none of the blocks, scanning from the bottom.
+func freeSpot(t *testing.T, blocks []engine.TranscriptBlock, pw, ph, w, h int) [4]float64 {
+	t.Helper()
+	for y := ph - h - 20; y >= 20; y -= 20 {
+		for x := 20; x+w < pw-20; x += 20 {
+			free := true
+			for _, b := range blocks {
+				if x < b.Box.X+b.Box.W && b.Box.X < x+w && y < b.Box.Y+b.Box.H && b.Box.Y < y+h {
+					free = false
+					break
+				}
+			}
+			if free {
+				return [4]float64{float64(x), float64(y), float64(w), float64(h)}
+			}
+		}
+	}
+	t.Fatalf("no free %d×%d spot on the page", w, h)
+	return [4]float64{}
+}
+
+func fetchTranscript(t *testing.T, env *apitest.Env, url string) engine.Transcript {
+	t.Helper()
+	r := env.Do("GET", url, nil, nil)
+	var tr engine.Transcript
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &tr) != nil {
+		t.Fatalf("GET %s: %d %.300s", url, r.Status, r.Body)
+	}
+	return tr
+}
+
+// The proofreading round trip on a real manga page: the editor shows what the engine found,
+// a corrected translation is saved and the page comes back re-lettered at a new address, a
+// block added by a drag is saved and named by the server, and a refused edit is explained.
+func TestEditorRoundTripOnAMangaPage(t *testing.T) {
+	rec := &edits{}
+	env := apitest.Start(t, apitest.Options{Engine: mangaEngine(t), Wrap: rec.wrap})
+	b := startBrowser(t)
+	p := b.newPage(1200, 900)
+	p.navigate(env.URL + "/")
+	mp, err := mangapage.Generate(7, mangapage.Options{Lang: "ja", Width: 1000, Height: 1400, Format: "png", Pristine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finishedJob(t, p, "team-"+uuid.NewString()[:8], map[string][]byte{"p1.png": mp.Encoded})
+	before, _ := env.Balance(p.userID(t))
+
+	p.click("#gallery li:nth-child(1) .result-edit")
+	e := p.untilEditor("the editor with its blocks", func(e editorState) bool { return len(e.Items) > 0 && e.Loaded })
+	var page0 struct{ URL, Transcript string }
+	p.eval(`(() => { const r = editor.page; return {URL: r.url, Transcript: r.transcript} })()`, &page0)
+	tr := fetchTranscript(t, env, page0.Transcript)
+	if len(tr.Blocks) < 2 || len(e.Outlines) != len(tr.Blocks) || len(e.Items) != len(tr.Blocks) {
+		t.Fatalf("%d blocks in the transcript, %d outlined, %d listed", len(tr.Blocks), len(e.Outlines), len(e.Items))
+	}
+	for i, blk := range tr.Blocks {
+		if e.Outlines[i].Box != boxOf(blk.Box) || !strings.Contains(e.Outlines[i].Class, blk.Status) {
+			t.Errorf("block %s (%s) at %v is outlined %+v", blk.ID, blk.Status, blk.Box, e.Outlines[i])
+		}
+		if !strings.Contains(e.Items[i], blk.Source) {
+			t.Errorf("block %s is listed as %q, without its source %q", blk.ID, e.Items[i], blk.Source)
+		}
+	}
+
+	// A corrected translation, saved: the page is re-lettered and shown at its new address.
+	p.click("#editor-blocks li:nth-child(1) .eb-item")
+	p.typeInto("#ed-translation", "We did it!")
+	p.click("#editor-save")
+	e = p.untilEditor("the re-lettered page", func(e editorState) bool { return strings.HasPrefix(e.Status, "Saved") && e.Loaded })
+	if e.Image == page0.URL || !strings.HasSuffix(e.Image, "rev=1") || e.Gallery[0] != e.Image {
+		t.Errorf("after the save the editor shows %q and the gallery %q; was %q", e.Image, e.Gallery, page0.URL)
+	}
+	var page1 struct{ URL, Transcript string }
+	p.eval(`(() => { const r = editor.page; return {URL: r.url, Transcript: r.transcript} })()`, &page1)
+	if got := fetchTranscript(t, env, page1.Transcript); got.Blocks[0].Translation != "We did it!" {
+		t.Errorf("the saved transcript's first block: %+v", got.Blocks[0])
+	}
+	if old, cur := env.Do("GET", page0.URL, nil, nil), env.Do("GET", page1.URL, nil, nil); cur.Status != http.StatusOK || string(old.Body) == string(cur.Body) {
+		t.Errorf("the new revision answers %d, and differs from the old: %v", cur.Status, string(old.Body) != string(cur.Body))
+	}
+	if !strings.Contains(e.Items[0], "We did it!") {
+		t.Errorf("the list after the save: %q", e.Items[0])
+	}
+
+	// A block the machine missed, added by a drag and saved.
+	spot := freeSpot(t, tr.Blocks, tr.Width, tr.Height, 200, 120)
+	x0, y0 := e.screen(spot[0], spot[1])
+	x1, y1 := e.screen(spot[0]+spot[2], spot[1]+spot[3])
+	p.drag(x0, y0, x1, y1)
+	n := len(e.Items)
+	p.untilEditor("the new block", func(e editorState) bool { return len(e.Items) == n+1 })
+	p.typeInto("#ed-translation", "BANG")
+	p.click("#editor-save")
+	e = p.untilEditor("the second revision", func(e editorState) bool {
+		return strings.HasPrefix(e.Status, "Saved") && strings.HasSuffix(e.Image, "rev=2")
+	})
+	var page2 struct{ Transcript string }
+	p.eval(`({Transcript: editor.page.transcript})`, &page2)
+	got := fetchTranscript(t, env, page2.Transcript)
+	added := got.Blocks[len(got.Blocks)-1]
+	tol := 2 * e.Page[0] / e.Stage[2]
+	if len(got.Blocks) != n+1 || added.Translation != "BANG" || added.ID == "" || !near(boxOf(added.Box), spot, tol) {
+		t.Errorf("the added block as saved: %+v (of %d); want BANG at %v", added, len(got.Blocks), spot)
+	}
+	for _, blk := range tr.Blocks {
+		if blk.ID == added.ID {
+			t.Errorf("the added block took the ID of %+v", blk)
+		}
+	}
+
+	// A translation over the API's limit is refused, said in words, and nothing changes.
+	p.click("#editor-blocks li:nth-child(1) .eb-item")
+	p.typeInto("#ed-translation", strings.Repeat("a", 2001))
+	p.click("#editor-save")
+	e = p.untilEditor("the refusal", func(e editorState) bool { return e.Error != "" })
+	if !strings.Contains(e.Error, "400") || !strings.Contains(e.Error, "2") || e.SaveOff || strings.Contains(e.Status, "Re-lettering") {
+		t.Errorf("the refusal shows %q (status %q, save disabled %v)", e.Error, e.Status, e.SaveOff)
+	}
+	if !strings.HasSuffix(e.Image, "rev=2") {
+		t.Errorf("after the refusal the editor shows %q", e.Image)
+	}
+	if after, _ := env.Balance(p.userID(t)); after != before {
+		t.Errorf("edits cost credits: %d before, %d after", before, after)
+	}
+	shoot(t, p, "editor-manga.png")
+	p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}, nil)
+	shoot(t, p, "editor-manga-narrow.png")
+	noProblems(t, b)
 }

@@ -24,6 +24,8 @@ const editor = {
   width: 0, height: 0,
   drag: null,
   saving: false,
+  dirty: false,      // edits not yet saved
+  closeArmed: false, // Close was pressed once with unsaved edits
   generation: 0,     // bumped on every open and close, so late answers are dropped
 };
 
@@ -32,8 +34,20 @@ function pageFile(url) {
   return url.split(/[?#]/)[0].split('/').pop();
 }
 
+// requestClose closes the editor, asking a second click first when edits would be lost.
+function requestClose() {
+  if (editor.dirty && !editor.closeArmed) {
+    editor.closeArmed = true;
+    $('editor-close').textContent = 'Discard the edits? Click again';
+    return;
+  }
+  closeEditor();
+}
+
 function closeEditor() {
   editor.generation++;
+  editor.dirty = editor.closeArmed = false;
+  $('editor-close').textContent = 'Close the editor';
   editor.page = null;
   editor.saving = false;
   $('editor').hidden = true;
@@ -45,7 +59,8 @@ async function openEditor(r) {
   if (!state.job) return;
   closeViewer();
   const gen = ++editor.generation;
-  Object.assign(editor, { page: r, jobId: state.job.id, transcript: null, blocks: [], selected: -1, saving: false, drag: null });
+  Object.assign(editor, { page: r, jobId: state.job.id, transcript: null, blocks: [], selected: -1, saving: false, drag: null, dirty: false, closeArmed: false });
+  $('editor-close').textContent = 'Close the editor';
   editor.retranslate = new Set();
   $('editor').hidden = false;
   $('editor-title').textContent = 'Edit ' + r.name;
@@ -242,6 +257,9 @@ function current() {
 }
 
 function changed() {
+  editor.dirty = true;
+  editor.closeArmed = false;
+  $('editor-close').textContent = 'Close the editor';
   $('editor-status').textContent = '';
   renderOutlines();
   renderList();
@@ -278,6 +296,7 @@ function addBlock(box) {
   moveBox(b, box);
   b.shape = corners(b.box);
   editor.blocks.push(b);
+  editor.dirty = true;
   editor.selected = editor.blocks.length - 1;
   renderEditor();
   $('editor-status').textContent = `Block ${editor.selected + 1} added: type its text.`;
@@ -287,6 +306,7 @@ function addBlock(box) {
 function toggleStatus(to) {
   const b = current();
   if (!b) return;
+  editor.dirty = true;
   if (b.added && to === 'removed') {
     editor.blocks.splice(editor.selected, 1);
     editor.selected = Math.min(editor.selected, editor.blocks.length - 1);
@@ -374,10 +394,17 @@ function pointerUp(e) {
   }
 }
 
-// Arrow keys move through the list, as in a list box; Tab leaves it.
+// Arrow keys move through the list, as in a list box; Tab leaves it. Delete removes the block
+// (or brings it back).
 function listKeys(e) {
   const n = editor.blocks.length;
   if (!n) return;
+  if (e.key === 'Delete' && editor.selected >= 0) {
+    e.preventDefault();
+    toggleStatus('removed');
+    selectBlock(Math.min(editor.selected, editor.blocks.length - 1), true);
+    return;
+  }
   const i = editor.selected < 0 ? 0 : editor.selected;
   const to = { ArrowDown: Math.min(n - 1, i + 1), ArrowUp: Math.max(0, i - 1), Home: 0, End: n - 1 }[e.key];
   if (to === undefined) return;
@@ -451,7 +478,8 @@ async function save() {
   const t = await loadTranscript(r, gen);
   if (!t) return;
   takeTranscript(t);
-  editor.saving = false;
+  editor.saving = editor.dirty = editor.closeArmed = false;
+  $('editor-close').textContent = 'Close the editor';
   if (editor.blocks.length) editor.selected = 0;
   renderEditor();
   status.textContent = `Saved: the page is re-lettered (version ${fresh.revision}).`;
@@ -503,7 +531,7 @@ function numberField(f) {
 }
 
 function initEditor() {
-  $('editor-close').addEventListener('click', closeEditor);
+  $('editor-close').addEventListener('click', requestClose);
   $('editor-show-cleaned').addEventListener('change', showEditorImage);
   $('editor-img').addEventListener('load', renderOutlines);
   const svg = $('editor-svg');
