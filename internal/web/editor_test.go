@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -307,13 +308,15 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 }
 
 // mangaEngine is the real offline engine reading Japanese, with a language model that answers
-// "Line 1", "Line 2"... over the real OpenAI wire format.
+// "Line 1 of call 1", "Line 2 of call 1"... over the real OpenAI wire format.
 func mangaEngine(t *testing.T) *ocr.Engine {
 	t.Helper()
+	var calls atomic.Int64
 	fake := llmfake.New(llmfake.Translations(func(_ llmfake.Request, sources []string) []string {
+		call := calls.Add(1)
 		out := make([]string, len(sources))
 		for i := range sources {
-			out[i] = fmt.Sprintf("Line %d", i+1)
+			out[i] = fmt.Sprintf("Line %d of call %d", i+1, call)
 		}
 		return out
 	}))
@@ -362,7 +365,8 @@ func fetchTranscript(t *testing.T, env *apitest.Env, url string) engine.Transcri
 
 // The proofreading round trip on a real manga page: the editor shows what the engine found,
 // a corrected translation is saved and the page comes back re-lettered at a new address, a
-// block added by a drag is saved and named by the server, and a refused edit is explained.
+// block added by a drag is saved and named by the server while another is translated again for
+// a credit, and a refused edit is explained.
 func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	rec := &edits{}
 	env := apitest.Start(t, apitest.Options{Engine: mangaEngine(t), Wrap: rec.wrap})
@@ -421,6 +425,12 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	n := len(e.Items)
 	p.untilEditor("the new block", func(e editorState) bool { return len(e.Items) == n+1 })
 	p.typeInto("#ed-translation", "BANG")
+	// And the second block translated again, which costs a credit.
+	p.click("#editor-blocks li:nth-child(2) .eb-item")
+	p.click("#ed-retranslate")
+	if e := p.untilEditor("the cost", func(e editorState) bool { return strings.HasPrefix(e.Cost, "Saving costs 1 credit") }); !strings.Contains(e.Items[1], "to translate again") {
+		t.Errorf("the block to translate again is listed as %q", e.Items[1])
+	}
 	p.click("#editor-save")
 	e = p.untilEditor("the second revision", func(e editorState) bool {
 		return strings.HasPrefix(e.Status, "Saved") && strings.HasSuffix(e.Image, "rev=2")
@@ -432,6 +442,13 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	tol := 2 * e.Page[0] / e.Stage[2]
 	if len(got.Blocks) != n+1 || added.Translation != "BANG" || added.ID == "" || !near(boxOf(added.Box), spot, tol) {
 		t.Errorf("the added block as saved: %+v (of %d); want BANG at %v", added, len(got.Blocks), spot)
+	}
+	if _, body := rec.last(t); len(body.Retranslate) != 1 || body.Retranslate[0] != tr.Blocks[1].ID {
+		t.Errorf("retranslate sent %q, want the second block %q", body.Retranslate, tr.Blocks[1].ID)
+	}
+	// The block alone was asked again: it is the first line of a later call.
+	if tb := got.Blocks[1].Translation; !strings.HasPrefix(tb, "Line 1 of call ") || tb == tr.Blocks[1].Translation {
+		t.Errorf("the block translated again reads %q (was %q)", tb, tr.Blocks[1].Translation)
 	}
 	for _, blk := range tr.Blocks {
 		if blk.ID == added.ID {
@@ -450,8 +467,8 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	if !strings.HasSuffix(e.Image, "rev=2") {
 		t.Errorf("after the refusal the editor shows %q", e.Image)
 	}
-	if after, _ := env.Balance(p.userID(t)); after != before {
-		t.Errorf("edits cost credits: %d before, %d after", before, after)
+	if after, _ := env.Balance(p.userID(t)); after != before-1 {
+		t.Errorf("allowance %d after two edits and one retranslation, %d before: want one credit spent", after, before)
 	}
 	shoot(t, p, "editor-manga.png")
 	p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}, nil)
