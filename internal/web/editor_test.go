@@ -305,6 +305,15 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	if nb := blocks[2]; nb.ID != "" || nb.Source != "ドン" || nb.Translation != "BOOM" || !near(boxOf(nb.Box), [4]float64{100, 500, 160, 120}, tol) || len(nb.Shape) != 4 {
 		t.Errorf("the added block: %+v", nb)
 	}
+
+	// On a phone the page and the list stack, the page still fits the screen's width.
+	p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}, nil)
+	e = p.untilEditor("the narrow layout", func(e editorState) bool { return e.Stage[2] < 390 })
+	if e.Stage[2] < 300 || math.Abs(e.Stage[3]/e.Stage[2]-float64(h)/w) > 0.01 {
+		t.Errorf("on a phone the page is drawn %v×%v", e.Stage[2], e.Stage[3])
+	}
+	shoot(t, p, "editor-narrow.png")
+	noProblems(t, b)
 }
 
 // mangaEngine is the real offline engine reading Japanese, with a language model that answers

@@ -445,6 +445,8 @@ async function save() {
   const r = editor.page;
   const status = $('editor-status');
   editor.saving = true;
+  editor.closeArmed = false;
+  $('editor-close').textContent = 'Close the editor';
   renderCost();
   status.textContent = 'Sending…';
   let accepted;
