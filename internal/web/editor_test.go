@@ -86,25 +86,12 @@ const readEditor = `(() => {
 
 func (p *page) editor() editorState {
 	p.b.t.Helper()
-	var s editorState
-	p.eval(readEditor, &s)
-	return s
+	return read[editorState](p, readEditor)
 }
 
 func (p *page) untilEditor(what string, cond func(editorState) bool) editorState {
 	p.b.t.Helper()
-	last := ""
-	for {
-		s := p.editor()
-		if cond(s) {
-			return s
-		}
-		if j, _ := json.Marshal(s); string(j) != last {
-			last = string(j)
-			p.b.t.Logf("waiting for %s: %s", what, last)
-		}
-		p.waitFor("a moment", `new Promise((r) => setTimeout(() => r(true), 100))`)
-	}
+	return poll(p, what, readEditor, cond)
 }
 
 // screen is where a point of the page (in page pixels) is on the screen.
