@@ -190,17 +190,7 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 		Progress: func(stage string) { activity.RecordHeartbeat(ctx, stage) },
 	})
 	if err != nil {
-		var perm *engine.PermanentError
-		var later *engine.RetryAfterError
-		switch {
-		case errors.As(err, &perm):
-			log.Warn("page failed", "err", err)
-			return nil, temporal.NewNonRetryableApplicationError(perm.Message, ErrTypePermanentPage, err)
-		case errors.As(err, &later):
-			return nil, temporal.NewApplicationErrorWithOptions("the engine asked to wait", "RetryAfter",
-				temporal.ApplicationErrorOptions{NextRetryDelay: later.After, Cause: err})
-		}
-		return nil, fmt.Errorf("translating %s: %w", in.SourceFilename, err)
+		return nil, engineError(log, err, "translating "+in.SourceFilename)
 	}
 	res := &TranslatePageResult{Bytes: len(out.Image), Blocks: out.Blocks}
 	if in.SourceLang != lang.Auto {
@@ -242,6 +232,22 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	log.Info("page translated", "blocks", out.Blocks, "bytes", len(out.Image), "lang", res.SourceLang,
 		"transcript", res.TranscriptKey != "", "cleaned", res.CleanedKey != "", "took", time.Since(started).Round(time.Millisecond))
 	return res, nil
+}
+
+// engineError is an engine's failure as the workflows' retry policies know it: a permanent one
+// is not retried and its message is the user's; a rate limit waits as long as it asks.
+func engineError(log *slog.Logger, err error, doing string) error {
+	var perm *engine.PermanentError
+	var later *engine.RetryAfterError
+	switch {
+	case errors.As(err, &perm):
+		log.Warn("page failed", "err", err)
+		return temporal.NewNonRetryableApplicationError(perm.Message, ErrTypePermanentPage, err)
+	case errors.As(err, &later):
+		return temporal.NewApplicationErrorWithOptions("the engine asked to wait", "RetryAfter",
+			temporal.ApplicationErrorOptions{NextRetryDelay: later.After, Cause: err})
+	}
+	return fmt.Errorf("%s: %w", doing, err)
 }
 
 // transcriptType is the content type of transcript blobs; BuildZip compresses what has it.

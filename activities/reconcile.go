@@ -52,6 +52,8 @@ type ReconcileResult struct {
 	OrphanBlobs int
 	// Expired: jobs past their expiry with no expiry workflow running, whose expiry was re-armed.
 	Expired []string
+	// SettledEdits: page edits claimed whose workflow never ran, settled as failed (refunded).
+	SettledEdits []string
 }
 
 // Reconcile is the safety net behind the job lifecycle: it settles reservations that nothing
@@ -79,6 +81,9 @@ func (a *Activities) Reconcile(ctx context.Context, in ReconcileInput) (*Reconci
 	if err := a.reconcileBlobs(ctx, in, now, res); err != nil {
 		return nil, err
 	}
+	if err := a.reconcileEdits(ctx, in, now, res); err != nil {
+		return nil, err
+	}
 	reconcileCounters.Add("runs", 1)
 	reconcileCounters.Add("settled", int64(len(res.Settled)))
 	reconcileCounters.Add("cancelled", int64(len(res.Cancelled)))
@@ -86,7 +91,7 @@ func (a *Activities) Reconcile(ctx context.Context, in ReconcileInput) (*Reconci
 	reconcileCounters.Add("orphan_blobs", int64(res.OrphanBlobs))
 	reconcileCounters.Add("expiries_rearmed", int64(len(res.Expired)))
 	log.Info("reconciled", "settled", len(res.Settled), "cancelled", len(res.Cancelled),
-		"orphan_jobs", len(res.OrphanJobs), "orphan_blobs", res.OrphanBlobs, "expiries_rearmed", len(res.Expired))
+		"orphan_jobs", len(res.OrphanJobs), "orphan_blobs", res.OrphanBlobs, "expiries_rearmed", len(res.Expired), "edits_settled", len(res.SettledEdits))
 	return res, nil
 }
 

@@ -15,11 +15,16 @@ const maxJSONBody = 64 << 10
 
 // decodeJSON reads a small JSON object body into v, strictly.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	return decodeJSONUpTo(w, r, v, maxJSONBody)
+}
+
+// decodeJSONUpTo is decodeJSON for a body of up to limit bytes.
+func decodeJSONUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
 	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || ct != "application/json" {
 		return newError(http.StatusUnsupportedMediaType, "expected_json", "send a JSON body with Content-Type: application/json")
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxJSONBody))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var tooBig *http.MaxBytesError

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,7 +83,8 @@ func cleanedURL(jobID, outputName string) string {
 const defaultHeartbeat = 15 * time.Second
 
 // events is the SSE stream: the current state at once, then every change, each with an id; a
-// comment every 15 s; closed by the server after the terminal message.
+// comment every 15 s; closed by the server after the terminal message, or, while an edit of a
+// page is being applied, after the message that shows its outcome.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	j, err := s.jobFromPath(r, "jobId")
 	if err != nil {
@@ -133,7 +135,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			_ = rc.Flush()
-			if u.Report.Status.Terminal() {
+			if u.Report.Status.Terminal() && !job.Editing(u.Report) {
 				return
 			}
 		}
@@ -193,7 +195,11 @@ func (s *Server) serveOutput(w http.ResponseWriter, r *http.Request, suffix stri
 // and "%2541.png" is "%41.png", never "A.png". Only a name that is one safe path segment is
 // looked up.
 func outputName(r *http.Request) (string, bool) {
-	escaped := r.URL.EscapedPath()
+	return lastSegment(r.URL.EscapedPath())
+}
+
+// lastSegment is the last segment of an escaped path, unescaped once, when it is a safe name.
+func lastSegment(escaped string) (string, bool) {
 	name, err := url.PathUnescape(escaped[strings.LastIndexByte(escaped, '/')+1:])
 	if err != nil || !filename.Valid(name) {
 		return "", false
@@ -225,6 +231,10 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		writeError(w, r, s.Log, newError(http.StatusBadRequest, "invalid_format", "format must be zip or cbz"))
+		return
+	}
+	if slices.ContainsFunc(j.Results, func(p job.PageResult) bool { return p.Revision > 0 }) {
+		s.serveLatestZip(w, r, j)
 		return
 	}
 	s.serveBlob(w, r, j.ZipKey, "translated-"+j.ID+".zip", "attachment",

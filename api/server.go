@@ -32,6 +32,7 @@ type Jobs interface {
 	State(ctx context.Context, jobID string) (job.Report, error)
 	Watch(jobID string) (<-chan lifecycle.Update, func())
 	Delete(ctx context.Context, jobID, userID string) error
+	Edit(ctx context.Context, e lifecycle.Edit) (revision int, err error)
 	Ping(ctx context.Context) error
 }
 
@@ -105,6 +106,7 @@ func (s *Server) Handler() http.Handler {
 		r.Post("/translate", s.translate)
 		r.Get("/jobs/{jobId}", s.getJob)
 		r.Get("/jobs/{jobId}/events", s.events)
+		r.Put("/jobs/{jobId}/pages/{file}/transcript", s.editPage)
 		r.Get("/outputs/{jobId}/{file}", s.output)
 		r.Get("/outputs/{jobId}/transcripts/{file}", s.transcript)
 		r.Get("/outputs/{jobId}/cleaned/{file}", s.cleaned)

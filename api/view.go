@@ -1,6 +1,10 @@
 package api
 
-import "github.com/vtsproject/vts/internal/job"
+import (
+	"strconv"
+
+	"github.com/vtsproject/vts/internal/job"
+)
 
 // The job as clients see it lives here, with the routes that make its addresses: the job keeps
 // its results by name (job.PageResult), and only the API knows where it serves them.
@@ -20,14 +24,25 @@ type Result struct {
 	// engine produced them.
 	Transcript string `json:"transcript,omitempty"`
 	Cleaned    string `json:"cleaned,omitempty"`
+	// Revision counts the edits applied to the page (0: the machine's output); the page's and
+	// transcript's URLs name it, so that no cache serves an older one. Editing is the revision
+	// being applied, EditError why the last edit failed.
+	Revision  int    `json:"revision"`
+	Editing   int    `json:"editing,omitempty"`
+	EditError string `json:"editError,omitempty"`
 }
 
 // clientState is a job's state as clients see it: each result with the addresses of its files.
 func clientState(r job.Report) State {
 	return job.View(r, func(p job.PageResult) Result {
-		res := Result{SourceFilename: p.SourceFilename, URL: outputURL(r.ID, p.OutputName), SourceLang: p.SourceLang}
+		rev := ""
+		if p.Revision > 0 {
+			rev = "?rev=" + strconv.Itoa(p.Revision)
+		}
+		res := Result{SourceFilename: p.SourceFilename, URL: outputURL(r.ID, p.OutputName) + rev, SourceLang: p.SourceLang,
+			Revision: p.Revision, Editing: p.Editing, EditError: p.EditError}
 		if p.HasTranscript {
-			res.Transcript = transcriptURL(r.ID, p.OutputName)
+			res.Transcript = transcriptURL(r.ID, p.OutputName) + rev
 		}
 		if p.HasCleaned {
 			res.Cleaned = cleanedURL(r.ID, p.OutputName)

@@ -47,6 +47,7 @@ func New(c client.Client, acts *activities.Activities, opts Options) worker.Work
 	w.RegisterWorkflow(workflows.TranslateJob)
 	w.RegisterWorkflow(workflows.ExpireJob)
 	w.RegisterWorkflow(workflows.Reconcile)
+	w.RegisterWorkflow(workflows.EditPage)
 	w.RegisterActivity(acts)
 	return w
 }

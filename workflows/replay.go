@@ -13,5 +13,6 @@ func Replay(h *historypb.History) error {
 	r.RegisterWorkflow(TranslateJob)
 	r.RegisterWorkflow(ExpireJob)
 	r.RegisterWorkflow(Reconcile)
+	r.RegisterWorkflow(EditPage)
 	return r.ReplayWorkflowHistory(nil, h)
 }

@@ -208,7 +208,7 @@ func (j *translateJob) results() []job.PageResult {
 		}
 		p := j.in.Pages[i]
 		out = append(out, job.PageResult{SourceFilename: p.SourceFilename, OutputName: p.OutputName, SourceLang: res.SourceLang,
-			HasTranscript: res.TranscriptKey != "", HasCleaned: res.CleanedKey != ""})
+			HasTranscript: res.TranscriptKey != "", HasCleaned: res.CleanedKey != "", InputKey: p.InputKey})
 	}
 	return out
 }

@@ -30,6 +30,7 @@ Usage:
   vts migrate             apply database migrations
   vts admin <command>     grant credits, set a plan, show a user (vts admin -h)
   vts translate [flags] FILE...   upload pages or CBZ/ZIP chapters, follow progress, download the ZIP (or a CBZ: -o x.cbz)
+  vts edit [flags] JOB FILE T.json   send a page's edited transcript, wait, print the new revision and URL
   vts healthcheck URL     exit 0 when URL answers 200 (container health checks)
 
 Configuration is read from the environment; see the README.
@@ -62,6 +63,8 @@ func main() {
 		err = runAdmin(ctx, cfg, os.Stdout, args)
 	case "translate":
 		err = runTranslate(ctx, args)
+	case "edit":
+		err = runEdit(ctx, os.Stdout, args)
 	case "healthcheck":
 		err = runHealthcheck(ctx, args)
 	case "-h", "--help", "help":

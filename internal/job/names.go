@@ -32,3 +32,14 @@ func CleanedKey(jobID, outputName string) string {
 
 // ZipKey is where the job's archive is kept.
 func ZipKey(jobID string) string { return "jobs/" + jobID + "/pages.zip" }
+
+// EditWorkflowID is the ID of the EditPage workflow applying revision rev of a job's page.
+func EditWorkflowID(jobID, outputName string, rev int) string {
+	return fmt.Sprintf("edit-%s-%d-%s", jobID, rev, outputName)
+}
+
+// EditKey is where the edited transcript asking for revision rev of a page is kept until (and
+// after) it is applied: under the job's prefix, so that a delete or an expiry removes it.
+func EditKey(jobID, outputName string, rev int) string {
+	return fmt.Sprintf("jobs/%s/edits/%d/%s.json", jobID, rev, outputName)
+}

@@ -45,6 +45,15 @@ type PageResult struct {
 	SourceLang    string `json:"sourceLang"`
 	HasTranscript bool   `json:"hasTranscript,omitempty"`
 	HasCleaned    bool   `json:"hasCleaned,omitempty"`
+	// InputKey is the uploaded page, which an edit keeping a block as it was reads back; "" for
+	// jobs recorded before it was kept here.
+	InputKey string `json:"inputKey,omitempty"`
+	// Revision counts the proofreader's edits applied to the page (0: the machine's output);
+	// Editing is the revision being applied, 0 when none; EditError says why the last edit failed.
+	// The store fills them in from the page's edits; the translation never sets them.
+	Revision  int    `json:"revision,omitempty"`
+	Editing   int    `json:"editing,omitempty"`
+	EditError string `json:"editError,omitempty"`
 }
 
 // UnmarshalJSON reads a PageResult, including one recorded before results named their files
@@ -70,6 +79,17 @@ func (p *PageResult) UnmarshalJSON(data []byte) error {
 		p.OutputName, p.HasTranscript, p.HasCleaned = name, v.Transcript != "", v.Cleaned != ""
 	}
 	return nil
+}
+
+// Editing reports whether an edit of one of the job's pages is being applied: a finished job's
+// state then still changes, and its followers must keep following it.
+func Editing(r Report) bool {
+	for _, p := range r.Results {
+		if p.Editing > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // PageError is one page that could not be translated, or, without a filename, what became of

@@ -98,7 +98,7 @@ func (h *Hub) Watchers(jobID string) int {
 }
 
 // Subscribe follows jobID. The channel yields the current state at once, then every change, and
-// is closed after a terminal state or when the job is gone. Call the returned function to leave.
+// is closed after a terminal state with no edit being applied, or when the job is gone. Call the returned function to leave.
 func (h *Hub) Subscribe(jobID string) (<-chan Update, func()) {
 	sub := &subscription{ch: make(chan Update, 1)}
 	h.mu.Lock()
@@ -207,7 +207,7 @@ func (h *Hub) poll(jobID string, f *feed) {
 				}
 			}
 			h.mu.Unlock()
-			if st.Status.Terminal() {
+			if st.Status.Terminal() && !job.Editing(st) {
 				h.finish(jobID, f)
 				return
 			}

@@ -81,3 +81,7 @@ func PeriodOf(t time.Time) (start, end time.Time) {
 	start = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	return start, start.AddDate(0, 1, 0)
 }
+
+// RetranslateCost is what one edit's request to translate some of a page's blocks again costs,
+// however many blocks it names. An edit that only re-letters is free.
+const RetranslateCost = 1

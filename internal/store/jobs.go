@@ -76,11 +76,16 @@ func scanJob(row pgx.Row) (*Job, error) {
 	return &j, nil
 }
 
-// GetJob reads a job, deleted or not.
+// GetJob reads a job, deleted or not, its results with their latest edits.
 func (s *Store) GetJob(ctx context.Context, id string) (*Job, error) {
 	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("reading job: %w", err)
+	}
+	if err == nil && len(j.Results) > 0 {
+		if err := s.withEdits(ctx, j); err != nil {
+			return nil, fmt.Errorf("reading job %s: %w", id, err)
+		}
 	}
 	return j, err
 }

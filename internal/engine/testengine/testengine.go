@@ -188,3 +188,29 @@ var _ engine.Engine = (*Engine)(nil)
 
 // ErrNotForProduction is what the engines registry says when the test engine is chosen outside tests.
 var ErrNotForProduction = errors.New("the test engine inverts colours and translates nothing: for tests and benchmarks only")
+
+// Edit implements engine.Editor as cheaply as the engine translates: the page comes back as its
+// cleaned version with every block that has a translation marked lettered, each retranslated
+// block reading "[dst] again: <source>".
+func (e *Engine) Edit(ctx context.Context, req engine.EditRequest) (*engine.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	_, info, err := imageio.Decode(req.Cleaned)
+	if err != nil {
+		return nil, engine.Permanent("the cleaned page could not be read", err)
+	}
+	ts := *req.Transcript
+	ts.Blocks = append([]engine.TranscriptBlock(nil), req.Transcript.Blocks...)
+	n := 0
+	for i, b := range ts.Blocks {
+		if slices.Contains(req.Retranslate, b.ID) {
+			ts.Blocks[i].Translation = "[" + ts.TargetLang + "] again: " + b.Source
+		}
+		if b.Status != engine.StatusKeep && b.Status != engine.StatusRemoved && ts.Blocks[i].Translation != "" {
+			ts.Blocks[i].Status = "lettered"
+			n++
+		}
+	}
+	return &engine.Response{Image: req.Cleaned, Format: info.Format, Blocks: n, Transcript: &ts}, nil
+}
