@@ -495,11 +495,12 @@ function fail(err) {
   renderCost();
 }
 
-// waitForRevision reads the job until the page shows the revision the server accepted (or says
-// why it could not be made: an editError other than the one it had before this save), and
-// returns that state; null when the editor closed meanwhile.
+// waitForRevision reads the job until the page shows the revision the server accepted, or says
+// why it could not be made (an editError once the edit is no longer being applied, or one other
+// than the page had before this save), and returns that state; null when the editor closed.
 async function waitForRevision(gen, key, revision, oldError) {
   const until = Date.now() + RELETTER_GIVE_UP_MS;
+  let applying = false;
   while (gen === editor.generation) {
     try {
       const resp = await fetch('/api/jobs/' + encodeURIComponent(editor.jobId), { headers: authHeaders(), cache: 'no-store' });
@@ -510,7 +511,9 @@ async function waitForRevision(gen, key, revision, oldError) {
       }
       const job = await resp.json();
       const page = (job.results || []).find((x) => x && pageKey(x) === key);
-      if (page && ((page.revision || 0) >= revision || (page.editError && page.editError !== oldError))) return job;
+      if (page && page.editing >= revision) applying = true;
+      if (page && ((page.revision || 0) >= revision ||
+        (page.editError && (page.editError !== oldError || (applying && !page.editing))))) return job;
     } catch { /* the next round tries again */ }
     if (Date.now() > until) {
       fail({ status: 0, code: '', title: 'Still re-lettering', text: 'the page is taking long; reopen it later to see the result.' });
