@@ -112,8 +112,10 @@ function describeError(status, code, message, details, retryAfter) {
 }
 
 function showError(box, err) {
+  // Problems the page finds itself have no status to show.
+  const where = [err.status || '', err.code || ''].filter(Boolean).join(' ');
   box.replaceChildren(
-    el('strong', { text: `${err.title} (${err.status}${err.code ? ' ' + err.code : ''})` }),
+    el('strong', { text: err.title + (where ? ` (${where})` : '') }),
     el('span', { text: ': ' + err.text }));
   box.hidden = false;
 }

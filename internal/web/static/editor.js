@@ -74,7 +74,10 @@ async function openEditor(r) {
   const t = await loadTranscript(r, gen);
   if (!t) return;
   takeTranscript(t);
-  $('editor-note').textContent = editor.blocks.length ? '' : 'No text was found on this page: drag on the page to add a block.';
+  const notes = [];
+  if (r.editError) notes.push('The last edit could not be applied: ' + r.editError);
+  if (!editor.blocks.length) notes.push('No text was found on this page: drag on the page to add a block.');
+  $('editor-note').textContent = notes.join(' ');
   if (editor.blocks.length) selectBlock(0, false);
   renderEditor();
 }
