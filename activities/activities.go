@@ -200,9 +200,8 @@ func (a *Activities) TranslatePage(ctx context.Context, in TranslatePageInput) (
 	if out.Transcript != nil {
 		t := *out.Transcript
 		t.Page = in.OutputName
-		if t.Blocks == nil {
-			t.Blocks = []engine.TranscriptBlock{}
-		}
+		// Every block is named, so that an edit can say which block it changes.
+		t.Blocks = engine.NameBlocks(t.Blocks)
 		if t.SourceLang != "" {
 			res.SourceLang = t.SourceLang
 		}

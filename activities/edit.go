@@ -49,7 +49,7 @@ func (a *Activities) ApplyEdit(ctx context.Context, in ApplyEditInput) (*ApplyEd
 	}
 	editor, ok := eng.(engine.Editor)
 	if !ok {
-		return nil, temporal.NewNonRetryableApplicationError("this page's engine cannot letter it again", ErrTypePermanentPage, nil)
+		return nil, engineError(log, engine.NotEditable(), "editing")
 	}
 	gone := func(key string, err error) error {
 		if blobstore.IsNotFound(err) {

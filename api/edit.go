@@ -184,6 +184,7 @@ func checkEdit(current *engine.Transcript, req editRequest) (*engine.Transcript,
 	}
 	known := map[string]bool{}
 	next := 0
+	current.Blocks = engine.NameBlocks(current.Blocks)
 	for _, b := range current.Blocks {
 		known[b.ID] = true
 		if m := blockID.FindStringSubmatch(b.ID); m != nil {

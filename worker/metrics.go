@@ -65,6 +65,23 @@ func (e meteredEngine) Translate(ctx context.Context, req engine.Request) (*engi
 	return res, err
 }
 
+// Edit passes an edit to the engine when it is an engine.Editor, as a span of its own.
+func (e meteredEngine) Edit(ctx context.Context, req engine.EditRequest) (*engine.Response, error) {
+	ed, ok := e.Engine.(engine.Editor)
+	if !ok {
+		return nil, engine.NotEditable()
+	}
+	ctx, span := e.tracer.Start(ctx, "engine "+e.name+" edit", trace.WithAttributes(attribute.String("vts.engine", e.name),
+		attribute.String("vts.mode", e.mode), attribute.String("vts.page", req.Transcript.Page)))
+	defer span.End()
+	res, err := ed.Edit(ctx, req)
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, "engine failed")
+	}
+	return res, err
+}
+
 func engineName(name func(string) string, mode string) string {
 	if name == nil {
 		return "unknown"

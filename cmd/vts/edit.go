@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -86,38 +85,22 @@ type editedPage struct {
 
 // followEdit reads the job's stream until the page's edit to revision rev is applied or failed.
 func followEdit(ctx context.Context, base, jobID, file string, rev int) (*editedPage, error) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/jobs/"+url.PathEscape(jobID)+"/events", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("following the edit: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, decodeOrError(resp, nil)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	suffix := "/" + url.PathEscape(file)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "data:")
-		if !ok {
-			continue
-		}
+	var page *editedPage
+	err := readStates(ctx, base, jobID, func(data []byte) (bool, error) {
 		var st struct {
 			Results []editedPage `json:"results"`
 		}
-		if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &st); err != nil {
-			return nil, fmt.Errorf("reading the job's state: %w", err)
+		if err := json.Unmarshal(data, &st); err != nil {
+			return false, fmt.Errorf("reading the job's state: %w", err)
 		}
 		for _, p := range st.Results {
 			if strings.HasSuffix(strings.SplitN(p.URL, "?", 2)[0], suffix) && p.Editing != rev {
-				return &p, nil
+				page = &p
+				return true, nil
 			}
 		}
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("reading the job's state: %w", err)
-	}
-	return nil, errors.New("the stream ended before the edit did")
+		return false, nil
+	})
+	return page, err
 }

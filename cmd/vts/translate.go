@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,26 +118,10 @@ type jobState struct {
 
 // follow reads the SSE stream and draws a progress bar until the job ends.
 func follow(ctx context.Context, base, jobID string) (*jobState, error) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/jobs/"+jobID+"/events", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("following progress: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, decodeOrError(resp, nil)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var st jobState
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "data:") {
-			continue
-		}
-		if err := json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(line, "data:"))), &st); err != nil {
-			return nil, fmt.Errorf("reading progress: %w", err)
+	err := readStates(ctx, base, jobID, func(data []byte) (bool, error) {
+		if err := json.Unmarshal(data, &st); err != nil {
+			return false, fmt.Errorf("reading progress: %w", err)
 		}
 		const width = 30
 		filled := 0
@@ -147,13 +132,44 @@ func follow(ctx context.Context, base, jobID string) (*jobState, error) {
 			st.Progress, st.Total, st.Status, truncate(st.CurrentFile, 30))
 		if st.Status == "completed" || st.Status == "failed" {
 			fmt.Fprintln(os.Stderr)
-			return &st, nil
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// readStates reads the job's SSE stream, handing each message's data to on until it reports
+// done; a stream that ends first is an error.
+func readStates(ctx context.Context, base, jobID string, on func(data []byte) (done bool, err error)) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/jobs/"+url.PathEscape(jobID)+"/events", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("following the job: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return decodeOrError(resp, nil)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data:")
+		if !ok {
+			continue
+		}
+		if done, err := on([]byte(strings.TrimSpace(line))); done || err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading progress: %w", err)
+		return fmt.Errorf("reading the job's stream: %w", err)
 	}
-	return nil, errors.New("the progress stream ended before the job did")
+	return errors.New("the job's stream ended before the job did")
 }
 
 func multipartBody(fields map[string]string, files []string) (io.Reader, string) {

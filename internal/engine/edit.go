@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // The statuses a proofreader gives a block in an edited transcript, beside the engine's own.
 const (
@@ -34,4 +37,20 @@ type EditRequest struct {
 // keep no transcript (an image-to-image model) are not editors.
 type Editor interface {
 	Edit(ctx context.Context, req EditRequest) (*Response, error)
+}
+
+// NotEditable is the failure of an edit of a page whose engine is not an Editor.
+func NotEditable() error { return Permanent("this page's engine cannot letter it again", nil) }
+
+// NameBlocks gives every block without an ID the name of its place ("b1", "b2", …), as the page
+// model does: a transcript written before blocks carried IDs names them so.
+func NameBlocks(blocks []TranscriptBlock) []TranscriptBlock {
+	out := make([]TranscriptBlock, len(blocks))
+	for i, b := range blocks {
+		if b.ID == "" {
+			b.ID = fmt.Sprintf("b%d", i+1)
+		}
+		out[i] = b
+	}
+	return out
 }

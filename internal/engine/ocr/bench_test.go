@@ -138,3 +138,42 @@ func BenchmarkAutoOnLatinPages(b *testing.B) {
 	b.ReportMetric(float64(namedRuns)/n, "named-passes/page")
 	b.ReportMetric(float64(autoRuns)/n, "auto-passes/page")
 }
+
+// BenchmarkEditAgainstTranslate letters the sample manga page again from its edited transcript
+// (one translation changed, no OCR, no translation) and, in the same run, translates the page in
+// full (OCR, the language model's answer from a local fake, cleaning, lettering): the edit's
+// cost is reported as a ratio of the full translation's.
+func BenchmarkEditAgainstTranslate(b *testing.B) {
+	img, _ := sampleMangaPage(b)
+	_, llm := newOracle(b, sampleTranslations)
+	e, err := New(Config{Fallback: llm})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := engine.Request{Image: encode(b, img, "png"), Format: "png", Filename: "p1.png", SourceLang: "ja", TargetLang: "en", Mode: "standard"}
+	resp, err := e.Translate(context.Background(), req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	edited := *resp.Transcript
+	edited.Blocks = engine.NameBlocks(resp.Transcript.Blocks)
+	edited.Blocks[0].Translation = "Stop right there, thief!"
+	edit := engine.EditRequest{Cleaned: resp.Cleaned, Source: req.Image, Machine: resp.Transcript, Transcript: &edited, Mode: "standard"}
+	var editTime, fullTime time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		if _, err := e.Edit(context.Background(), edit); err != nil {
+			b.Fatal(err)
+		}
+		editTime += time.Since(start)
+		start = time.Now()
+		if _, err := e.Translate(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+		fullTime += time.Since(start)
+	}
+	b.ReportMetric(float64(editTime.Milliseconds())/float64(b.N), "edit-ms/page")
+	b.ReportMetric(float64(fullTime.Milliseconds())/float64(b.N), "translate-ms/page")
+	b.ReportMetric(float64(editTime)/float64(fullTime), "edit/translate")
+}

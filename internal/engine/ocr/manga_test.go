@@ -27,7 +27,7 @@ type oracle struct {
 	seen  []map[string]any
 }
 
-func newOracle(t *testing.T, known map[string]string) (*oracle, *translator.OpenAI) {
+func newOracle(t testing.TB, known map[string]string) (*oracle, *translator.OpenAI) {
 	t.Helper()
 	o := &oracle{known: known}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

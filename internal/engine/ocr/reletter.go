@@ -54,8 +54,11 @@ func (e *Engine) Edit(ctx context.Context, req engine.EditRequest) (*engine.Resp
 	}
 	erased := map[string]bool{}
 	if req.Machine != nil {
-		for _, b := range req.Machine.Blocks {
-			erased[b.ID] = b.Status != string(page.Skipped) && b.Status != string(page.Found)
+		// A block the machine translated was erased; one it skipped, or found and could not
+		// read, was left as it was (a transcript without statuses says so by its translation).
+		for _, b := range engine.NameBlocks(req.Machine.Blocks) {
+			erased[b.ID] = b.Status != string(page.Skipped) && b.Status != string(page.Found) &&
+				(b.Status != "" || b.Translation != "")
 		}
 	}
 	var lettered engine.Transcript = ts
