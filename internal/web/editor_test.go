@@ -361,7 +361,8 @@ func fetchTranscript(t *testing.T, env *apitest.Env, url string) engine.Transcri
 
 // The proofreading round trip on a real manga page: the editor shows what the engine found,
 // a corrected translation is saved and the page comes back re-lettered at a new address, a
-// block added by a drag is saved, and a refused edit is explained; edits cost nothing.
+// block added by a drag is saved and named by the server while another is translated again for
+// a credit, and a refused edit is explained.
 func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	rec := &edits{}
 	env := apitest.Start(t, apitest.Options{Engine: mangaEngine(t), Wrap: rec.wrap})
@@ -421,6 +422,12 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	n := len(e.Items)
 	p.untilEditor("the new block", func(e editorState) bool { return len(e.Items) == n+1 })
 	p.typeInto("#ed-translation", "BANG")
+	// And the second block translated again, which costs a credit.
+	p.click("#editor-blocks li:nth-child(2) .eb-item")
+	p.click("#ed-retranslate")
+	if e := p.untilEditor("the cost", func(e editorState) bool { return strings.HasPrefix(e.Cost, "Saving costs 1 credit") }); !strings.Contains(e.Items[1], "to translate again") {
+		t.Errorf("the block to translate again is listed as %q", e.Items[1])
+	}
 	p.click("#editor-save")
 	e = p.untilEditor("the second revision", func(e editorState) bool {
 		return strings.HasPrefix(e.Status, "Saved") && strings.HasSuffix(e.Image, "rev=2")
@@ -430,11 +437,24 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	got := fetchTranscript(t, env, page2.Transcript)
 	added := got.Blocks[len(got.Blocks)-1]
 	tol := 2 * e.Page[0] / e.Stage[2]
-	if len(got.Blocks) != n+1 || added.Translation != "BANG" || !near(boxOf(added.Box), spot, tol) {
+	if len(got.Blocks) != n+1 || added.Translation != "BANG" || added.ID == "" || !near(boxOf(added.Box), spot, tol) {
 		t.Errorf("the added block as saved: %+v (of %d); want BANG at %v", added, len(got.Blocks), spot)
 	}
 	if _, body := rec.last(t); len(body.Transcript.Blocks) != n+1 || body.Transcript.Blocks[n].ID != "" || body.Transcript.Blocks[n].Translation != "BANG" {
 		t.Errorf("the added block was sent as %+v", body.Transcript.Blocks[n:])
+	}
+
+	if _, body := rec.last(t); len(body.Retranslate) != 1 || body.Retranslate[0] != tr.Blocks[1].ID || tr.Blocks[1].ID == "" {
+		t.Errorf("retranslate sent %q, want the second block %q", body.Retranslate, tr.Blocks[1].ID)
+	}
+	// The block alone was asked again: it is the first line of a later call.
+	if tb := got.Blocks[1].Translation; !strings.HasPrefix(tb, "Line 1 of call ") || tb == tr.Blocks[1].Translation {
+		t.Errorf("the block translated again reads %q (was %q)", tb, tr.Blocks[1].Translation)
+	}
+	for _, blk := range tr.Blocks {
+		if blk.ID == added.ID {
+			t.Errorf("the added block took the ID of %+v", blk)
+		}
 	}
 
 	// A translation over the API's limit is refused, said in words, and nothing changes.
@@ -448,8 +468,8 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	if !strings.HasSuffix(e.Image, "rev=2") {
 		t.Errorf("after the refusal the editor shows %q", e.Image)
 	}
-	if after, _ := env.Balance(p.userID(t)); after != before {
-		t.Errorf("allowance %d after two edits, %d before: edits are free", after, before)
+	if after, _ := env.Balance(p.userID(t)); after != before-1 {
+		t.Errorf("allowance %d after two edits and one retranslation, %d before: want one credit spent", after, before)
 	}
 	shoot(t, p, "editor-manga.png")
 	p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true}, nil)
