@@ -69,18 +69,30 @@ const readState = `(() => {
 
 func (p *page) state() pageState {
 	p.b.t.Helper()
-	var s pageState
-	p.eval(readState, &s)
+	return read[pageState](p, readState)
+}
+
+// read evaluates expr, an object of what the page shows, into a T.
+func read[T any](p *page, expr string) T {
+	p.b.t.Helper()
+	var s T
+	p.eval(expr, &s)
 	return s
 }
 
-// until polls the page's state until cond holds, logging each new state, so that a test stopped
-// by go test's -timeout shows where it stood.
+// until polls the page's state until cond holds.
 func (p *page) until(what string, cond func(pageState) bool) pageState {
+	p.b.t.Helper()
+	return poll(p, what, readState, cond)
+}
+
+// poll reads expr until cond holds, logging each new reading, so that a test stopped by go
+// test's -timeout shows where it stood.
+func poll[T any](p *page, what, expr string, cond func(T) bool) T {
 	p.b.t.Helper()
 	last := ""
 	for {
-		s := p.state()
+		s := read[T](p, expr)
 		if cond(s) {
 			return s
 		}

@@ -372,3 +372,36 @@ func (b *browser) problems() []string {
 	}
 	return out
 }
+
+// drag presses the mouse at (x0, y0), moves it in steps to (x1, y1) and releases it there, as a
+// hand does; the page sees pointer events.
+func (p *page) drag(x0, y0, x1, y1 float64) {
+	p.b.t.Helper()
+	mouse := func(typ string, x, y float64, buttons int) {
+		p.call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}, nil)
+	}
+	mouse("mouseMoved", x0, y0, 0)
+	mouse("mousePressed", x0, y0, 1)
+	const steps = 8
+	for i := 1; i <= steps; i++ {
+		f := float64(i) / steps
+		mouse("mouseMoved", x0+(x1-x0)*f, y0+(y1-y0)*f, 1)
+	}
+	mouse("mouseReleased", x1, y1, 0)
+}
+
+// press sends one key (a DOM key name such as "ArrowDown") to the focused element.
+func (p *page) press(key string) {
+	p.b.t.Helper()
+	for _, typ := range []string{"keyDown", "keyUp"} {
+		p.call("Input.dispatchKeyEvent", map[string]any{"type": typ, "key": key, "code": key}, nil)
+	}
+}
+
+// userID is the user ID the page is using.
+func (p *page) userID(t *testing.T) string {
+	t.Helper()
+	var id string
+	p.eval(`document.getElementById('user-id').value`, &id)
+	return id
+}

@@ -112,8 +112,10 @@ function describeError(status, code, message, details, retryAfter) {
 }
 
 function showError(box, err) {
+  // Problems the page finds itself have no status to show.
+  const where = [err.status || '', err.code || ''].filter(Boolean).join(' ');
   box.replaceChildren(
-    el('strong', { text: `${err.title} (${err.status}${err.code ? ' ' + err.code : ''})` }),
+    el('strong', { text: err.title + (where ? ` (${where})` : '') }),
     el('span', { text: ': ' + err.text }));
   box.hidden = false;
 }
@@ -369,6 +371,7 @@ function follow(jobId) {
   $('failure-list').replaceChildren();
   $('failures').hidden = true;
   closeViewer();
+  closeEditor();
   $('job-actions').hidden = true;
   hideError($('job-error'));
   resetDelete();
@@ -437,21 +440,35 @@ function renderJob(job) {
   $('job-progress-text').textContent = text;
 
   const gallery = $('gallery');
+  const editable = job.status === 'completed';
   for (const r of job.results || []) {
-    if (!r || typeof r.url !== 'string' || !r.url.startsWith('/api/outputs/') || state.job.results.has(r.url)) continue;
+    if (!r || typeof r.url !== 'string' || !r.url.startsWith('/api/outputs/')) continue;
+    const key = pageKey(r);
     const name = r.sourceFilename || r.url.split('/').pop();
     const result = Object.assign({}, r, { name });
+    const known = state.job.results.get(key);
+    if (known) {
+      // An edit re-lettered the page: the same page at a new address.
+      if (known.result.url !== r.url) {
+        Object.assign(known.result, result);
+        known.item.querySelector('img').src = r.url;
+      }
+      known.item.querySelector('.result-edit').hidden = !editable || !canEdit(r);
+      continue;
+    }
     const item = el('li', { class: 'result' },
       el('button', { type: 'button', class: 'result-open', 'aria-pressed': 'false', title: 'Show ' + name + ' and its text', onclick: () => showPage(result) },
         el('img', { src: r.url, alt: 'Translated ' + name, loading: 'lazy', decoding: 'async' })),
       el('span', { class: 'result-name', text: name }),
-      r.sourceLang ? el('span', { class: 'result-lang muted', text: languageName(r.sourceLang) }) : '');
-    state.job.results.set(r.url, item);
+      r.sourceLang ? el('span', { class: 'result-lang muted', text: languageName(r.sourceLang) }) : '',
+      el('button', { type: 'button', class: 'secondary small result-edit', text: 'Edit', 'aria-label': 'Edit the text of ' + name, onclick: () => openEditor(result) }));
+    item.querySelector('.result-edit').hidden = !editable || !canEdit(r);
+    state.job.results.set(key, { item, result });
   }
   // In the server's order (upload order), whatever order the pages finished in.
   for (const r of job.results || []) {
-    const item = r && state.job.results.get(r.url);
-    if (item) gallery.append(item);
+    const known = r && typeof r.url === 'string' && state.job.results.get(pageKey(r));
+    if (known) gallery.append(known.item);
   }
   $('gallery-title').hidden = state.job.results.size === 0;
 
@@ -460,6 +477,18 @@ function renderJob(job) {
     el('strong', { text: e.sourceFilename || 'page' }), el('span', { text: ': ' + (e.message || 'failed') }))));
   $('failures').hidden = errors.length === 0;
   updateRecent(job.id || state.job.id, job.status);
+}
+
+// pageKey names a page of the job for as long as the job lives: every re-lettering gives it a new
+// address, the same path with a new ?rev=N.
+function pageKey(r) {
+  return r.url.split(/[?#]/)[0];
+}
+
+// canEdit says whether a page can be proofread: the editor needs its transcript and its cleaned
+// page to draw on.
+function canEdit(r) {
+  return sameOrigin(r.transcript) && sameOrigin(r.cleaned);
 }
 
 function finished(job) {
@@ -504,9 +533,12 @@ async function showPage(r) {
   if (!state.job) return;
   const jobId = state.job.id;
   state.job.shown = r.url;
-  for (const [url, item] of state.job.results) {
-    item.querySelector('.result-open').setAttribute('aria-pressed', String(url === r.url));
+  for (const { item, result } of state.job.results.values()) {
+    item.querySelector('.result-open').setAttribute('aria-pressed', String(pageKey(result) === pageKey(r)));
   }
+  const edit = $('viewer-edit');
+  edit.hidden = !state.job.done || !canEdit(r) || $('job-status').textContent !== 'completed';
+  edit.onclick = () => openEditor(r);
   $('viewer').hidden = false;
   $('viewer-title').textContent = r.name;
   $('viewer-img').src = r.url;
