@@ -175,6 +175,7 @@ type devProcess struct {
 	cmd             *exec.Cmd
 	logs            *syncBuffer
 	url, metricsURL string
+	dataDir         string
 }
 
 func freeAddr(t *testing.T) string {
@@ -190,9 +191,9 @@ func freeAddr(t *testing.T) string {
 func startDev(t *testing.T, temporalAddr string) *devProcess {
 	t.Helper()
 	addr, metrics := freeAddr(t), freeAddr(t)
-	p := &devProcess{logs: &syncBuffer{}, url: "http://" + addr, metricsURL: "http://" + metrics + "/metrics"}
+	p := &devProcess{logs: &syncBuffer{}, url: "http://" + addr, metricsURL: "http://" + metrics + "/metrics", dataDir: t.TempDir()}
 	p.cmd = exec.Command(os.Args[0], "dev")
-	p.cmd.Env = append(os.Environ(), "VTS_TEST_RUN_MAIN=1", "DATABASE_URL="+pgtest.NewDatabase(t), "VTS_DATA_DIR="+t.TempDir(),
+	p.cmd.Env = append(os.Environ(), "VTS_TEST_RUN_MAIN=1", "DATABASE_URL="+pgtest.NewDatabase(t), "VTS_DATA_DIR="+p.dataDir,
 		"VTS_BLOB_URL=", "VTS_TASK_QUEUE=", "TEMPORAL_ADDRESS="+temporalAddr, "VTS_ENGINE=test", "VTS_ADDR="+addr,
 		"VTS_METRICS_ADDR="+metrics, "OTEL_EXPORTER_OTLP_ENDPOINT=")
 	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
