@@ -20,6 +20,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/blobstore"
 	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/search"
 	"github.com/vtsproject/vts/internal/store"
 )
 
@@ -296,7 +297,8 @@ func (a *Activities) armExpiry(ctx context.Context, j *store.Job) error {
 		TaskQueue:                activity.GetInfo(ctx).TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		StaticSummary:            "expiry armed by the reconciler"},
+		StaticSummary:            "expiry armed by the reconciler",
+		TypedSearchAttributes:    search.Expiry(j.UserID)},
 		expireJobWorkflow, expireJobInput{JobID: j.ID, ExpiresAt: *j.ExpiresAt})
 	if err != nil {
 		return fmt.Errorf("arming the expiry: %w", err)

@@ -4,9 +4,8 @@ import (
 	"fmt"
 
 	"github.com/stretchr/testify/mock"
+	"github.com/vtsproject/vts/internal/search"
 	"go.temporal.io/sdk/temporal"
-
-	"github.com/vtsproject/vts/workflows"
 )
 
 // recordSearch records each upsert of the job's search attributes as "status" or
@@ -15,8 +14,8 @@ func (s *translateUnitSuite) recordSearch() *[]string {
 	var got []string
 	s.env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
 		sa := args.Get(0).(temporal.SearchAttributes)
-		status, _ := sa.GetKeyword(workflows.StatusKey)
-		if charged, ok := sa.GetInt64(workflows.CreditsChargedKey); ok {
+		status, _ := sa.GetKeyword(search.Status)
+		if charged, ok := sa.GetInt64(search.CreditsCharged); ok {
 			status += fmt.Sprintf(" charged=%d", charged)
 		}
 		got = append(got, status)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/search"
 )
 
 // TranslateJobInput is everything a job needs: its upload (image bytes never enter it, only blob
@@ -265,7 +266,7 @@ func (j *translateJob) finish(ctx workflow.Context, translated int) (*job.Report
 	if err != nil {
 		return nil, err
 	}
-	j.setStatus(dctx, status, CreditsChargedKey.ValueSet(int64(settled.Charged)))
+	j.setStatus(dctx, status, search.CreditsCharged.ValueSet(int64(settled.Charged)))
 	j.state.CurrentFile = ""
 	if settled.Deleted || cancelled {
 		return j.cleanUp(dctx, status)
@@ -322,7 +323,7 @@ func (j *translateJob) scheduleExpiry(ctx workflow.Context, at time.Time) error 
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 	}
 	if j.searchable {
-		opts.TypedSearchAttributes = temporal.NewSearchAttributes(UserIDKey.ValueSet(j.in.UserID))
+		opts.TypedSearchAttributes = search.Expiry(j.in.UserID)
 	}
 	cctx := workflow.WithChildOptions(ctx, opts)
 	child := workflow.ExecuteChildWorkflow(cctx, ExpireJob, ExpireJobInput{JobID: j.in.JobID, ExpiresAt: at})

@@ -17,9 +17,9 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/vtsproject/vts/internal/search"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
-	"github.com/vtsproject/vts/workflows"
 )
 
 // vtsCommand is this binary run as `vts args...` against the Temporal server at addr.
@@ -85,7 +85,7 @@ func TestTemporalSetupOnFreshNamespace(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("setup exited %d:\n%s", code, stderr)
 	}
-	for _, k := range workflows.SearchAttributes {
+	for _, k := range search.Attributes {
 		if !strings.Contains(stdout, "added search attribute "+k.GetName()+" (") {
 			t.Errorf("setup did not say it added %s:\n%s", k.GetName(), stdout)
 		}
@@ -94,7 +94,7 @@ func TestTemporalSetupOnFreshNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range workflows.SearchAttributes {
+	for _, k := range search.Attributes {
 		if got := resp.CustomAttributes[k.GetName()]; got != k.GetValueType() {
 			t.Errorf("%s is registered as %v, want %v", k.GetName(), got, k.GetValueType())
 		}

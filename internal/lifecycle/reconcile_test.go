@@ -10,6 +10,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/vtsproject/vts/activities"
@@ -167,6 +168,16 @@ func TestReconcilerConcludesJobsClosedAfterSettlement(t *testing.T) {
 	res = runReconcile(t, env)
 	if len(res.Concluded) != 0 || !slices.Contains(res.Expired, lost) {
 		t.Fatalf("second pass: %+v", res)
+	}
+	// The re-armed expiry is found by its user in the Temporal UI, as the workflow's own is.
+	d, err := env.Temporal.DescribeWorkflowExecution(ctx, job.ExpiryWorkflowID(lost), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var owner string
+	if p := d.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()["VtsUserId"]; p == nil ||
+		converter.GetDefaultDataConverter().FromPayload(p, &owner) != nil || owner != "stranded" {
+		t.Fatalf("the re-armed expiry's VtsUserId: %q", owner)
 	}
 	waitFor(t, func() bool {
 		j, _ := env.Store.GetJob(ctx, lost)

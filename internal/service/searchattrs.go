@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vtsproject/vts/internal/search"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-
-	"github.com/vtsproject/vts/workflows"
 )
 
 // SetupCommand registers the search attributes on a namespace; the start-up check names it.
@@ -33,10 +32,10 @@ func typeName(t enumspb.IndexedValueType) string {
 }
 
 // SearchAttributeFlags are the Temporal CLI dev server's flags that register every search
-// attribute of workflows.SearchAttributes as it starts.
+// attribute of search.Attributes as it starts.
 func SearchAttributeFlags() []string {
 	var flags []string
-	for _, k := range workflows.SearchAttributes {
+	for _, k := range search.Attributes {
 		flags = append(flags, "--search-attribute", k.GetName()+"="+typeName(k.GetValueType()))
 	}
 	return flags
@@ -51,7 +50,7 @@ func missingSearchAttributes(ctx context.Context, c client.Client, namespace str
 		return nil, fmt.Errorf("listing the search attributes of Temporal namespace %s: %w", namespace, err)
 	}
 	var missing []temporal.SearchAttributeKey
-	for _, k := range workflows.SearchAttributes {
+	for _, k := range search.Attributes {
 		have, ok := resp.GetCustomAttributes()[k.GetName()]
 		switch {
 		case !ok:
@@ -99,7 +98,7 @@ func SetUpSearchAttributes(ctx context.Context, c client.Client, namespace strin
 	}
 	if len(missing) == 0 {
 		return []string{fmt.Sprintf("namespace %s has all %d search attributes (%s): nothing to do", namespace,
-			len(workflows.SearchAttributes), strings.Join(names(workflows.SearchAttributes), ", "))}, nil
+			len(search.Attributes), strings.Join(names(search.Attributes), ", "))}, nil
 	}
 	req := &operatorservice.AddSearchAttributesRequest{Namespace: namespace, SearchAttributes: map[string]enumspb.IndexedValueType{}}
 	var done []string
