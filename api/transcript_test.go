@@ -164,7 +164,7 @@ func TestTranscriptsAndCleanedPages(t *testing.T) {
 	}
 	// The same, by their JSON names, from the job record once it is settled.
 	resp := env.Do("GET", "/api/jobs/"+a.JobID, nil, nil)
-	var raw struct{ Results []map[string]string }
+	var raw struct{ Results []map[string]any }
 	resp.JSON(t, &raw)
 	if r := raw.Results[1]; r["sourceLang"] != "ja" || r["transcript"] != last.Results[1].Transcript || r["cleaned"] != last.Results[1].Cleaned {
 		t.Errorf("job record result: %v", r)
