@@ -47,13 +47,8 @@ func runEdit(ctx context.Context, stdout io.Writer, args []string) error {
 	}
 	data, _ := json.Marshal(body)
 	base := strings.TrimRight(*server, "/")
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPut,
-		base+"/api/jobs/"+url.PathEscape(jobID)+"/pages/"+url.PathEscape(file)+"/transcript", bytes.NewReader(data))
-	req.Header.Set("Content-Type", "application/json")
-	if *token != "" {
-		req.Header.Set("Authorization", "Bearer "+*token)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := send(ctx, http.MethodPut, base+"/api/jobs/"+url.PathEscape(jobID)+"/pages/"+url.PathEscape(file)+"/transcript",
+		bytes.NewReader(data), "application/json", *token, "")
 	if err != nil {
 		return fmt.Errorf("sending the edit: %w", err)
 	}

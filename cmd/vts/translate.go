@@ -48,14 +48,8 @@ func runTranslate(ctx context.Context, args []string) error {
 	base := strings.TrimRight(*server, "/")
 	body, ctype := multipartBody(map[string]string{"userId": *user, "sourceLang": *src, "targetLang": *dst,
 		"mode": *mode, "resolution": *res, "customPrompt": *prompt, "glossary": glossary}, fs.Args())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/translate", body)
-	req.Header.Set("Content-Type", ctype)
 	// A retry of this same invocation (by a proxy, say) must not start and pay for a second job.
-	req.Header.Set("Idempotency-Key", "cli-"+uuid.NewString())
-	if *token != "" {
-		req.Header.Set("Authorization", "Bearer "+*token)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := send(ctx, http.MethodPost, base+"/api/translate", body, ctype, *token, "cli-"+uuid.NewString())
 	if err != nil {
 		return fmt.Errorf("uploading: %w", err)
 	}
@@ -206,6 +200,22 @@ func multipartBody(fields map[string]string, files []string) (io.Reader, string)
 		pw.CloseWithError(err)
 	}()
 	return pr, mw.FormDataContentType()
+}
+
+// send makes one request of the API with the CLI's credentials; idempotencyKey may be empty.
+func send(ctx context.Context, method, url string, body io.Reader, contentType, token, idempotencyKey string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	if idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", idempotencyKey)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return http.DefaultClient.Do(req)
 }
 
 func decodeOrError(resp *http.Response, v any) error {
