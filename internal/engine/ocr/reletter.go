@@ -52,9 +52,15 @@ func (e *Engine) Edit(ctx context.Context, req engine.EditRequest) (*engine.Resp
 	}
 	lettered, at := ts, []int(nil) // at: where each block given to the letterer sits in ts.Blocks
 	lettered.Blocks, at = clean.ForEdit(img, source, req.Machine, ts.Blocks)
-	p := page.FromTranscript(img, &lettered)
 	// The cleaned page has no lettering: what the transcript says was lettered is lettered again
-	// if it still has a translation, and is skipped if an edit removed it.
+	// if it still has a translation, and is skipped if an edit removed it (ForEdit leaves such a
+	// block out, so it is marked here).
+	for i := range ts.Blocks {
+		if b := &ts.Blocks[i]; !slices.Contains(at, i) && (b.Status == string(page.Lettered) || b.Status == string(page.Translated)) {
+			b.Status, b.Reason = string(page.Skipped), "no translation to letter"
+		}
+	}
+	p := page.FromTranscript(img, &lettered)
 	for i := range p.Blocks {
 		if p.Blocks[i].Status == page.Lettered {
 			p.Blocks[i].Status = page.Translated
