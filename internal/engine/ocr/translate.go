@@ -135,8 +135,10 @@ func (e *Engine) translateBlocks(ctx context.Context, req engine.Request, p plan
 	tr := e.translatorFor(p.mode, pg.SourceLang, p.dst)
 	treq := translator.Request{Src: pg.SourceLang, Dst: p.dst, CustomPrompt: req.CustomPrompt,
 		Glossary: parseGlossary(req.Glossary), Previous: previousExchange(req.Previous)}
+	// A model that reads images reads CJK lettering again from each block's crop, where
+	// Tesseract is weakest.
 	ir, ok := tr.(translator.ImageReader)
-	crops := ok && ir.ReadsImages()
+	crops := ok && ir.ReadsImages() && isCJK(pg.SourceLang)
 	var keep []int
 	var shout []bool
 	for i := range pg.Blocks {
@@ -151,8 +153,7 @@ func (e *Engine) translateBlocks(ctx context.Context, req engine.Request, p plan
 		}
 		keep, shout = append(keep, i), append(shout, loud)
 		treq.Texts = append(treq.Texts, text)
-		if crops && isCJK(b.Lang) {
-			// The model reads CJK lettering again from its crop, where Tesseract is weakest.
+		if crops {
 			treq.Images = append(treq.Images, cropPNG(pg.Image, b.Box.Inset(-b.Char/2)))
 		}
 	}
