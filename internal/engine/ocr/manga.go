@@ -27,8 +27,8 @@ type cjkPage struct {
 	readings []page.Reading
 	lang     string // detected or given: ja, ko, zh-Hans, zh-Hant; "" when not CJK
 	pa       *page.Analysis
-	// latin is true when, under auto, the lettering was found to be Latin: the Latin pipeline
-	// reads and translates the page.
+	// latin is true when, under auto, the lettering was found to be Latin: the Latin reader
+	// reads the page.
 	latin bool
 	// detection is the evidence behind the decision under auto; nil when the upload named the
 	// language.
