@@ -28,6 +28,8 @@ type latinReader struct {
 	groups []find.Group
 }
 
+// read answers nil, for the page to come back unchanged, when no text was found, when it is in
+// the target language already, or when no translator serves its language.
 func (r *latinReader) read(ctx context.Context, img *image.RGBA, p planned) (*page.Page, error) {
 	groups, lang, err := r.e.recognise(ctx, img, p)
 	if err != nil {
@@ -51,7 +53,7 @@ func (r *latinReader) read(ctx context.Context, img *image.RGBA, p planned) (*pa
 			}
 		}
 		pg.Blocks = append(pg.Blocks, page.Block{ID: page.ID(i), Box: g.Box, Kind: page.Free, Lang: lang, Source: g.Text,
-			Confidence: round2(conf), Status: page.Read, Char: lh})
+			Confidence: round2(conf), Status: page.Read, Char: lh}) // a row's height, which the lettering may not outgrow
 	}
 	return pg, nil
 }
