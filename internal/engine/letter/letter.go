@@ -101,11 +101,19 @@ func largestBox(area *page.Mask, inner image.Rectangle) image.Rectangle {
 	return box
 }
 
-// Letter letters a cleaned page from its model alone, without reading or translating it again:
-// every block with a translation is set into the shape the transcript kept for it, and marked
-// lettered; a block without one is left as the cleaned page has it. It returns how many blocks
-// it lettered. This is how a page is lettered again after its transcript was edited.
+// Letter is the lettering stage: every block of p with a translation (and not skipped) is
+// lettered into the cleaned page and marked lettered; a block without one is left as the cleaned
+// page has it. It returns how many blocks it lettered. A block keeps the shape it had, or gets the
+// area it was lettered into as its shape, so that lettering the page again from its transcript
+// lands in the same place.
+//
+// What a block carries decides how it is set, not where the page came from: a block the finder
+// measured on this page is set from what it saw (a bubble's interior, or its own box; text set in
+// rows, with its ink colour measured, in its box grown into the plain background around it), a
+// block rebuilt from a transcript into the shape the transcript kept. This is how a page is
+// translated and how it is lettered again after its transcript was edited.
 func Letter(p *page.Page, f *Fonts) int {
+	upper := p.Lettering == string(job.Upper)
 	n := 0
 	for i := range p.Blocks {
 		b := &p.Blocks[i]
@@ -113,9 +121,35 @@ func Letter(p *page.Page, f *Fonts) int {
 		if text == "" || b.Status == page.Skipped {
 			continue
 		}
-		t := Target{Box: b.Box, Char: charSize(b), Vertical: b.Vertical, Upper: p.Lettering == string(job.Upper)}
-		// The shape is the area the translation was lettered into: it is used as it is, not
-		// shrunk from the bubble's outline again.
+		var shape []image.Point
+		if b.InkColor.A != 0 {
+			area := grownBox(p.Image, p.Blocks, i, b.Paper, b.Char)
+			if upper && !lang.IsCJK(p.TargetLang) {
+				text = strings.ToUpper(text)
+			}
+			// A word box spans about 0.8 em (cap height plus some descenders); the translation
+			// may not grow past the original lettering's size, only shrink to fit.
+			f.Box(p.Image, area, text, p.TargetLang, float64(b.Char)/0.8*1.1, b.InkColor)
+			shape = page.Corners(area)
+		} else {
+			shape = f.Block(p.Image, target(p, b, upper), text, p.TargetLang)
+		}
+		if len(b.Shape) == 0 {
+			b.Shape = shape // the shape is kept, so that lettering again lands in the same place
+		}
+		b.Translation, b.Status, b.Reason = strings.TrimSpace(b.Translation), page.Lettered, ""
+		n++
+	}
+	return n
+}
+
+// target is where block b's translation goes in a bubble or a box.
+func target(p *page.Page, b *page.Block, upper bool) Target {
+	t := Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical, Upper: upper}
+	if b.Char == 0 {
+		// Rebuilt from a transcript: the shape is the area the translation was lettered into,
+		// used as it is, not shrunk from the bubble's outline again.
+		t.Char = charSize(b)
 		t.Area = page.Polygon(b.Shape)
 		if t.Area == nil || t.Area.Area == 0 {
 			t.Area = nil
@@ -129,14 +163,18 @@ func Letter(p *page.Page, f *Fonts) int {
 			// A block lettered in columns kept the box of its columns as its shape.
 			t.Box, t.Area = t.Area.Box, nil
 		}
-		shape := f.Block(p.Image, t, text, p.TargetLang)
-		if len(b.Shape) == 0 {
-			b.Shape = shape // the shape is kept, so that lettering again lands in the same place
-		}
-		b.Translation, b.Status, b.Reason = text, page.Lettered, ""
-		n++
+		return t
 	}
-	return n
+	if b.Bubble != nil {
+		t.Paper = page.Paper(p.Image, b.Bubble, b.Box, b.Paper)
+		// A column of CJK keeps a wider margin from the outline than lines across.
+		margin := max(2, b.Char/4)
+		if lang.IsCJK(p.TargetLang) && b.Vertical {
+			margin = max(2, b.Char/3)
+		}
+		t.Area = b.Bubble.Erode(margin)
+	}
+	return t
 }
 
 // charSize estimates a block's character size from its box and its source text, as the finder

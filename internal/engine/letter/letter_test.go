@@ -130,3 +130,44 @@ func TestBlockOverflowsRatherThanDrops(t *testing.T) {
 		t.Fatal("nothing lettered")
 	}
 }
+
+// A paragraph found on a Latin page, its ink measured before cleaning, is lettered in that ink
+// in its box grown into the plain paper around it; the shape kept is that grown box, and nothing
+// is drawn outside it.
+func TestLetterFoundParagraphInItsInk(t *testing.T) {
+	white, red := color.RGBA{255, 255, 255, 255}, color.RGBA{180, 20, 20, 255}
+	img := blank(800, 300, white)
+	box := image.Rect(300, 120, 500, 160)
+	p := &page.Page{Image: img, TargetLang: "es", Blocks: []page.Block{
+		{ID: "b1", Box: box, Kind: page.Free, Lang: "en", Source: "I have to find my brother.", Char: 30,
+			Paper: white, InkColor: red, Translation: "Tengo que encontrar a mi hermano.", Status: page.Translated},
+		{ID: "b2", Box: image.Rect(600, 100, 700, 180), Kind: page.Free, Lang: "en", Source: "Bang",
+			Char: 30, Paper: white, InkColor: red, Translation: "Pum", Status: page.Skipped, Reason: "the translator gave no translation"},
+	}}
+	if n := Letter(p, testFonts(t)); n != 1 || p.Blocks[0].Status != page.Lettered || p.Blocks[1].Status != page.Skipped {
+		t.Fatalf("lettered %d blocks, statuses %s, %s", n, p.Blocks[0].Status, p.Blocks[1].Status)
+	}
+	shape := p.Blocks[0].Shape
+	if len(shape) != 4 {
+		t.Fatalf("shape %v, want the corners of a box", shape)
+	}
+	area := image.Rectangle{Min: shape[0], Max: shape[2]}
+	if area.Dx() <= box.Dx() || !area.Overlaps(box) {
+		t.Errorf("lettered into %v, want %v grown into the paper around it", area, box)
+	}
+	ink, n := inkBox(img, img.Bounds(), white)
+	if n == 0 || !ink.In(area) {
+		t.Errorf("ink at %v (%d pixels), want it inside %v", ink, n, area)
+	}
+	solid := 0
+	for y := ink.Min.Y; y < ink.Max.Y; y++ {
+		for x := ink.Min.X; x < ink.Max.X; x++ {
+			if img.RGBAAt(x, y) == red {
+				solid++
+			}
+		}
+	}
+	if solid*4 < n {
+		t.Errorf("%d of %d lettered pixels in the measured ink, want most", solid, n)
+	}
+}

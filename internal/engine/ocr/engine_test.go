@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/imageio"
 )
@@ -65,6 +66,12 @@ func translatePage(t testing.TB, e *Engine, img image.Image, format, mode, resol
 // readBack runs Tesseract on an output page, as a reader would see it.
 func readBack(t testing.TB, e *Engine, img image.Image) string {
 	t.Helper()
+	return strings.ToLower(readBackAsLettered(t, e, img))
+}
+
+// readBackAsLettered is readBack with the case of the lettering kept.
+func readBackAsLettered(t testing.TB, e *Engine, img image.Image) string {
+	t.Helper()
 	page := toRGBA(img, img.Bounds().Size())
 	view := read.Prepare(page, false)
 	var words []string
@@ -79,7 +86,10 @@ func readBack(t testing.TB, e *Engine, img image.Image) string {
 			}
 		}
 	}
-	return strings.ToLower(strings.Join(words, " "))
+	return strings.Join(words, " ")
 }
 
 func decodeForTest(data []byte) (image.Image, imageio.Info, error) { return imageio.Decode(data) }
+
+// colorDiff is how far apart two colours are, as the engine measures it.
+var colorDiff = page.ColorDist

@@ -295,3 +295,44 @@ func TestNewNamesMissingTesseract(t *testing.T) {
 		t.Fatalf("err = %v, want a hint to install tesseract-ocr", err)
 	}
 }
+
+// lettering=upper letters a Latin page's translation in capitals, as it does a manga page's: the
+// page reads the Spanish in capitals, the transcript keeps the translation as the translator gave
+// it and says the page was lettered in capitals, so that lettering it again keeps them.
+func TestLatinPageLetteredUpper(t *testing.T) {
+	e := testEngine(t)
+	p := bubblePage(t)
+	resp, err := e.Translate(context.Background(), engine.Request{Image: encode(t, p.img, "png"), Format: "png", Filename: "page.png",
+		SourceLang: "en", TargetLang: "es", Mode: "standard", Lettering: "upper"})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	if resp.Transcript == nil || resp.Transcript.Lettering != "upper" || resp.Blocks != 2 {
+		t.Fatalf("want 2 lettered blocks and a transcript that keeps lettering upper, got %d blocks, %+v", resp.Blocks, resp.Transcript)
+	}
+	out, _, err := decodeForTest(resp.Image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := " " + readBackAsLettered(t, e, out) + " "
+	words, upper := 0, 0
+	for _, b := range resp.Transcript.Blocks {
+		if b.Translation == strings.ToUpper(b.Translation) {
+			t.Errorf("block %s: the transcript keeps %q, want the translation as given", b.ID, b.Translation)
+		}
+		for _, w := range strings.Fields(b.Translation) {
+			if w = strings.Trim(w, "!?.,¡¿"); len([]rune(w)) > 3 {
+				words++
+				if strings.Contains(got, strings.ToUpper(w)) {
+					upper++
+				}
+				if strings.Contains(got, w) {
+					t.Errorf("%q is lettered in mixed case; read %q", w, got)
+				}
+			}
+		}
+	}
+	if words == 0 || upper*2 < words {
+		t.Errorf("%d of %d words of the translation read back in capitals; read %q", upper, words, got)
+	}
+}

@@ -65,6 +65,10 @@ type Block struct {
 	Bubble *Mask
 	// Paper is the page's paper colour where the block was found.
 	Paper color.RGBA
+	// InkColor is the colour to letter in, for text set in rows over its own box (a Latin
+	// page): the original lettering's where it stood out from the paper, measured before
+	// cleaning. Zero for lettering fitted into its bubble or shape in black or white.
+	InkColor color.RGBA
 }
 
 // Page is one page on its way through the stages.

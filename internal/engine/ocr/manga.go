@@ -12,11 +12,9 @@ import (
 	"github.com/vtsproject/vts/internal/engine/clean"
 	"github.com/vtsproject/vts/internal/engine/detect"
 	"github.com/vtsproject/vts/internal/engine/find"
-	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/read"
-	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/lang"
 )
 
@@ -29,8 +27,8 @@ type cjkPage struct {
 	readings []page.Reading
 	lang     string // detected or given: ja, ko, zh-Hans, zh-Hant; "" when not CJK
 	pa       *page.Analysis
-	// latin is true when, under auto, the lettering was found to be Latin: the Latin pipeline
-	// reads and translates the page.
+	// latin is true when, under auto, the lettering was found to be Latin: the Latin reader
+	// reads the page.
 	latin bool
 	// detection is the evidence behind the decision under auto; nil when the upload named the
 	// language.
@@ -74,24 +72,47 @@ func (mp *cjkPage) looksLikeText() bool {
 	return len(mp.blocks) >= 2 || (len(mp.blocks) == 1 && len(mp.blocks[0].Lines) >= 2)
 }
 
-// translateCJK translates the read blocks of mp, cleans and letters the page; it returns the
-// page model with every block found, each with its status. It is an error a user reads when the
-// language cannot be translated here or the text could not be read with confidence.
-func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned, img *image.RGBA, format string, mp *cjkPage, progress func(string)) (*page.Page, []byte, error) {
-	tr := e.translatorFor(p.mode, mp.lang, p.dst)
-	if tr == nil {
-		return nil, nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
+// mangaReader reads manga lettering, for Japanese, Korean and Chinese: bubbles and columns found
+// in the pixels (find.Manga), each block read on its own, emptied with its bubble's paper or
+// inpainted, and lettered into its bubble's interior.
+type mangaReader struct {
+	e *Engine
+	// pa is the page's levels, for erasing.
+	pa *page.Analysis
+	// detection is the evidence behind the decision under auto, for the Latin reader when the
+	// lettering was found to be Latin.
+	detection *engine.Detection
+}
+
+// read answers the page model when the lettering is CJK; a nil page, for the Latin reader or
+// unchanged, when it is not; an error a user reads when the language cannot be translated here
+// or the text could not be read with confidence. Every block found is in the page, each with its
+// status.
+func (r *mangaReader) read(ctx context.Context, img *image.RGBA, p planned) (*page.Page, error) {
+	mp, err := r.e.readCJK(ctx, img, p)
+	if err != nil {
+		return nil, err
 	}
-	pg := &page.Page{Image: img, Name: req.Filename, SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr", Detection: mp.detection}
-	upper := req.Lettering == string(job.Upper)
-	if upper {
-		pg.Lettering = req.Lettering // kept, so that lettering the page again keeps the capitals
+	r.pa, r.detection = mp.pa, mp.detection
+	switch {
+	case mp.lang != "":
+	case mp.latin && len(p.candidates) == 0:
+		return nil, engine.Permanent(fmt.Sprintf("the text on this page is in the Latin script, which cannot be translated to %s here", languageName(p.dst)), nil)
+	case !mp.latin && len(p.candidates) == 0 && mp.looksLikeText():
+		// Lettering was found, but not in a script we can read with confidence: an
+		// honest failure (refunded) rather than a page returned as if translated.
+		return nil, engine.Permanent("the text on this page could not be read with confidence in "+strings.Join(p.cjk, ", "), nil)
+	default:
+		return nil, nil
 	}
-	var keep []int
-	var texts []string
+	if r.e.translatorFor(p.mode, mp.lang, p.dst) == nil {
+		return nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
+	}
+	pg := &page.Page{Image: img, SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr", Detection: mp.detection}
 	sfx := soundEffects(mp.blocks)
+	readable := 0
 	for i, b := range mp.blocks {
-		r := mp.readings[i]
+		rd := mp.readings[i]
 		b.ID, b.Kind, b.Lang, b.Status = page.ID(i), page.Free, mp.lang, page.Read
 		switch {
 		case sfx[i]:
@@ -99,63 +120,35 @@ func (e *Engine) translateCJK(ctx context.Context, req engine.Request, p planned
 		case b.Bubble != nil:
 			b.Kind = page.Bubble
 		}
-		b.Source, b.Confidence = read.CleanCJK(r.Text), round2(r.Conf)
-		if why := unreadable(b, r); why != "" {
+		b.Source, b.Confidence = read.CleanCJK(rd.Text), round2(rd.Conf)
+		if why := unreadable(b, rd); why != "" {
 			b.Status, b.Reason = page.Skipped, why
-			continue
-		}
-		keep = append(keep, i)
-		texts = append(texts, b.Source)
-	}
-	if len(keep) == 0 {
-		return nil, nil, engine.Permanent(fmt.Sprintf("the %s text on this page could not be read with confidence", languageName(mp.lang)), nil)
-	}
-	progress("translate")
-	treq := translator.Request{Src: mp.lang, Dst: p.dst, Texts: texts, CustomPrompt: req.CustomPrompt,
-		Glossary: parseGlossary(req.Glossary)}
-	treq.Previous = previousExchange(req.Previous)
-	if ir, ok := tr.(translator.ImageReader); ok && ir.ReadsImages() {
-		for _, i := range keep {
-			treq.Images = append(treq.Images, cropPNG(img, mp.blocks[i].Box.Inset(-mp.blocks[i].Char/2)))
-		}
-	}
-	res, err := tr.Translate(ctx, treq)
-	if err != nil {
-		return nil, nil, translationError(tr.Name(), err)
-	}
-	progress("render")
-	for k, i := range keep {
-		b := mp.blocks[i]
-		if k < len(res.Sources) && strings.TrimSpace(res.Sources[k]) != "" {
-			b.Source = strings.TrimSpace(res.Sources[k])
-		}
-		translated(b, res.Translations[k])
-		if b.Kind == page.SFX && b.Status == page.Translated {
-			b.Status, b.Reason = page.Skipped, reasonSFX // its translation in the transcript only
-		}
-	}
-	// Clean every translated block first, so that lettering never lands on a neighbour's
-	// glyphs, then keep a copy of the clean page for teams that letter by hand.
-	for _, b := range mp.blocks {
-		if b.Status == page.Translated {
-			e.eraseBlock(img, mp.pa, b)
-		}
-	}
-	cleaned, err := encodeLike(img, format)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, b := range mp.blocks {
-		if b.Status == page.Translated {
-			b.Shape, b.Status = e.letterBlock(img, b, b.Translation, p.dst, upper), page.Lettered
-		}
-		if len(b.Shape) == 0 {
-			b.Shape = page.Corners(b.Box)
+		} else {
+			readable++
 		}
 		pg.Blocks = append(pg.Blocks, *b)
 	}
-	return pg, cleaned, nil
+	if readable == 0 {
+		return nil, engine.Permanent(fmt.Sprintf("the %s text on this page could not be read with confidence", languageName(mp.lang)), nil)
+	}
+	return pg, nil
 }
+
+// erase empties each translated block: a bubble with its paper, art inpainted; furigana too.
+func (r *mangaReader) erase(pg *page.Page) {
+	for i := range pg.Blocks {
+		if b := &pg.Blocks[i]; b.Status == page.Translated {
+			t := clean.Target{Box: b.Box, Char: b.Char, Ink: b.Ink, Bubble: b.Bubble}
+			if b.Bubble != nil {
+				t.Paper = page.Paper(pg.Image, b.Bubble, b.Box, b.Paper)
+			}
+			clean.Block(pg.Image, r.pa.Gray, r.pa.Paper, t)
+		}
+	}
+}
+
+// proofread: a manga page is proofread and often lettered by hand, so its cleaned page is kept.
+func (r *mangaReader) proofread() bool { return true }
 
 // unreadable says why a block's reading may not be translated, or "" when it may.
 func unreadable(b *page.Block, r page.Reading) string {
@@ -188,30 +181,6 @@ func languageName(code string) string {
 		return name
 	}
 	return code
-}
-
-// eraseBlock removes a block's lettering, furigana included.
-func (e *Engine) eraseBlock(img *image.RGBA, pa *page.Analysis, b *page.Block) {
-	t := clean.Target{Box: b.Box, Char: b.Char, Ink: b.Ink, Bubble: b.Bubble}
-	if b.Bubble != nil {
-		t.Paper = page.Paper(img, b.Bubble, b.Box, b.Paper)
-	}
-	clean.Block(img, pa.Gray, pa.Paper, t)
-}
-
-// letterBlock letters text for block b and returns the outline of the area it used.
-func (e *Engine) letterBlock(img *image.RGBA, b *page.Block, text, lang string, upper bool) []image.Point {
-	t := letter.Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical, Upper: upper}
-	if b.Bubble != nil {
-		t.Paper = page.Paper(img, b.Bubble, b.Box, b.Paper)
-		// A column of CJK keeps a wider margin from the outline than lines across.
-		margin := max(2, b.Char/4)
-		if isCJK(lang) && b.Vertical {
-			margin = max(2, b.Char/3)
-		}
-		t.Area = b.Bubble.Erode(margin)
-	}
-	return e.fonts.Block(img, t, text, lang)
 }
 
 func round2(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
