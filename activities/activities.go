@@ -41,7 +41,7 @@ const HeartbeatInterval = 3 * time.Second
 
 // EngineSource finds the engine for a mode.
 type EngineSource interface {
-	For(mode string) (engine.Engine, error)
+	For(mode job.Mode) (engine.Engine, error)
 }
 
 // Activities holds the dependencies of every activity.
@@ -83,8 +83,8 @@ type ReserveResult struct {
 	RetryAfterSeconds int
 }
 
-// refused is the reservation's answer refusing the job with r.
-func refused(r *job.Refusal) *ReserveResult {
+// Refused is the reservation's answer refusing the job with r.
+func Refused(r *job.Refusal) *ReserveResult {
 	return &ReserveResult{Code: r.Reason, Message: r.Message, CreditsNeeded: r.CreditsNeeded,
 		CreditsAvailable: r.CreditsAvailable, RetryAfterSeconds: int(r.RetryAfter / time.Second)}
 }
@@ -104,15 +104,15 @@ func (a *Activities) ReserveCredits(ctx context.Context, in ReserveInput) (*Rese
 		Pages: len(in.Job.Pages)})
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredits):
-		return refused(job.ShortOfCredits(res.Needed, res.Available)), nil
+		return Refused(job.ShortOfCredits(res.Needed, res.Available)), nil
 	case errors.Is(err, store.ErrConcurrencyLimit):
-		r := refused(job.AtJobLimit(res.RetryIn))
+		r := Refused(job.AtJobLimit(res.RetryIn))
 		r.CreditsNeeded = res.Needed
 		return r, nil
 	case errors.Is(err, store.ErrForbidden):
-		return refused(job.NotYours()), nil
+		return Refused(job.NotYours()), nil
 	case errors.Is(err, store.ErrWithdrawn):
-		return refused(job.Withdrawn()), nil
+		return Refused(job.Withdrawn()), nil
 	case err != nil:
 		return nil, err
 	}

@@ -25,7 +25,7 @@ type ApplyEditInput struct {
 	Revision   int
 	// InputKey is the uploaded page, read only when a block is kept as it was.
 	InputKey     string
-	Mode         string
+	Mode         job.Mode
 	CustomPrompt string
 	// Retranslate names the blocks to translate again.
 	Retranslate []string

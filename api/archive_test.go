@@ -36,7 +36,7 @@ func TestChapterUploadAndCBZDownload(t *testing.T) {
 	}
 	var a accepted
 	r.JSON(t, &a)
-	need, _ := plans.Cost(5, string(job.Fast), string(job.DefaultResolution))
+	need, _ := plans.Cost(5, job.Fast, job.DefaultResolution)
 	if a.CreditsNeeded != need {
 		t.Errorf("creditsNeeded = %d, want %d (five pages)", a.CreditsNeeded, need)
 	}

@@ -69,7 +69,7 @@ type Server struct {
 	// Limits are the request-rate limits; DefaultLimits when nil.
 	Limits *Limits
 	// Lettering is the lettering of an upload that names none (VTS_LETTERING); mixed when empty.
-	Lettering string
+	Lettering job.Lettering
 
 	limits *limiters
 }

@@ -76,14 +76,14 @@ func TestLetteringReachesTheEngineAndIsKept(t *testing.T) {
 			t.Fatalf("job ended %+v", last)
 		}
 		reqs := eng.Requests()
-		if got := reqs[len(reqs)-1].Lettering; got != c.want {
+		if got := reqs[len(reqs)-1].Lettering; string(got) != c.want {
 			t.Errorf("the engine got lettering %q, want %q", got, c.want)
 		}
 		j, err := env.Store.GetJob(context.Background(), a.JobID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j.Lettering != c.want {
+		if string(j.Lettering) != c.want {
 			t.Errorf("the job keeps lettering %q, want %q", j.Lettering, c.want)
 		}
 	}

@@ -125,7 +125,7 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 		return nil, newError(http.StatusBadRequest, "malformed_multipart", "the multipart body could not be read")
 	}
 	f := &uploadForm{Upload: job.Upload{JobID: jobID, Spec: job.Spec{SourceLang: lang.DefaultSource, TargetLang: lang.DefaultTarget,
-		Mode: string(job.DefaultMode), Resolution: string(job.DefaultResolution), Lettering: string(job.DefaultLettering)}}}
+		Mode: job.DefaultMode, Resolution: job.DefaultResolution, Lettering: job.DefaultLettering}}}
 	if s.Lettering != "" {
 		f.Lettering = s.Lettering
 	}
@@ -217,14 +217,15 @@ func (s *Server) readUpload(w http.ResponseWriter, r *http.Request, jobID string
 // choose sets a field that takes one of a list of values (mode, resolution) when parse accepts
 // value, and answers code with the allowed values when it does not; an empty value keeps the
 // default.
-func choose[T ~string](field *string, value string, parse func(string) (T, error), allowed []T, code, message string) error {
+func choose[T ~string](field *T, value string, parse func(string) (T, error), allowed []T, code, message string) error {
 	if value == "" {
 		return nil
 	}
-	if _, err := parse(value); err != nil {
+	v, err := parse(value)
+	if err != nil {
 		return &Error{Status: http.StatusBadRequest, Code: code, Message: message, Details: map[string]any{"allowed": allowed}}
 	}
-	*field = value
+	*field = v
 	return nil
 }
 
@@ -242,10 +243,10 @@ func (f *uploadForm) affords(pages int, seen map[string]bool) error {
 	}
 	mode, res := f.Mode, f.Resolution
 	if !seen["mode"] {
-		mode = string(job.Modes[0]) // the cheapest
+		mode = job.Modes[0] // the cheapest
 	}
 	if !seen["resolution"] {
-		res = string(job.Resolutions[0]) // the cheapest
+		res = job.Resolutions[0] // the cheapest
 	}
 	need, err := plans.Cost(pages, mode, res)
 	if err != nil || int64(need) <= f.available {

@@ -16,13 +16,14 @@ import (
 
 	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/metrics"
 )
 
 // MeteredEngines wraps an engine source so that every engine call is a span of tp (the global
 // provider when nil) and its latency is recorded in m under the engine's name (name(mode)) and
 // the mode.
-func MeteredEngines(src activities.EngineSource, name func(mode string) string, m *metrics.Metrics, tp trace.TracerProvider) activities.EngineSource {
+func MeteredEngines(src activities.EngineSource, name func(job.Mode) string, m *metrics.Metrics, tp trace.TracerProvider) activities.EngineSource {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -31,17 +32,17 @@ func MeteredEngines(src activities.EngineSource, name func(mode string) string, 
 
 type meteredSource struct {
 	src    activities.EngineSource
-	name   func(string) string
+	name   func(job.Mode) string
 	m      *metrics.Metrics
 	tracer trace.Tracer
 }
 
-func (s meteredSource) For(mode string) (engine.Engine, error) {
+func (s meteredSource) For(mode job.Mode) (engine.Engine, error) {
 	e, err := s.src.For(mode)
 	if err != nil {
 		return nil, err
 	}
-	return meteredEngine{Engine: e, name: engineName(s.name, mode), mode: mode, m: s.m, tracer: s.tracer}, nil
+	return meteredEngine{Engine: e, name: engineName(s.name, mode), mode: string(mode), m: s.m, tracer: s.tracer}, nil
 }
 
 type meteredEngine struct {
@@ -82,7 +83,7 @@ func (e meteredEngine) Edit(ctx context.Context, req engine.EditRequest) (*engin
 	return res, err
 }
 
-func engineName(name func(string) string, mode string) string {
+func engineName(name func(job.Mode) string, mode job.Mode) string {
 	if name == nil {
 		return "unknown"
 	}
@@ -98,7 +99,7 @@ func engineName(name func(string) string, mode string) string {
 type metricsInterceptor struct {
 	interceptor.WorkerInterceptorBase
 	m    *metrics.Metrics
-	name func(string) string
+	name func(job.Mode) string
 }
 
 func (i *metricsInterceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
@@ -110,7 +111,7 @@ func (i *metricsInterceptor) InterceptActivity(ctx context.Context, next interce
 type activityMetrics struct {
 	interceptor.ActivityInboundInterceptorBase
 	m    *metrics.Metrics
-	name func(string) string
+	name func(job.Mode) string
 }
 
 func (a *activityMetrics) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
@@ -119,9 +120,9 @@ func (a *activityMetrics) ExecuteActivity(ctx context.Context, in *interceptor.E
 	case activities.TranslatePageInput:
 		switch {
 		case err == nil:
-			a.m.Page(engineName(a.name, arg.Mode), arg.Mode, true)
+			a.m.Page(engineName(a.name, arg.Mode), string(arg.Mode), true)
 		case finalAttempt(ctx, err):
-			a.m.Page(engineName(a.name, arg.Mode), arg.Mode, false)
+			a.m.Page(engineName(a.name, arg.Mode), string(arg.Mode), false)
 		}
 	case activities.ReserveInput:
 		if r, ok := res.(*activities.ReserveResult); ok && err == nil && r.Reserved {

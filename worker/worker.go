@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/vtsproject/vts/activities"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/metrics"
 	"github.com/vtsproject/vts/workflows"
 )
@@ -28,7 +29,7 @@ type Options struct {
 	// Metrics, when set, counts pages and credits as the activities settle them.
 	Metrics *metrics.Metrics
 	// EngineName names the engine of a mode in metrics.
-	EngineName func(mode string) string
+	EngineName func(job.Mode) string
 	// Interceptors run around the workflows and activities (tests hold an activity open with one).
 	Interceptors []interceptor.WorkerInterceptor
 }

@@ -12,7 +12,7 @@ import (
 // the upload says, and the status pending.
 func StartSearchAttributes(up job.Upload) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(search.UserID.ValueSet(up.UserID), search.Status.ValueSet(string(job.Pending)),
-		search.Pages.ValueSet(int64(len(up.Pages))), search.Mode.ValueSet(up.Mode), search.SourceLang.ValueSet(up.SourceLang),
+		search.Pages.ValueSet(int64(len(up.Pages))), search.Mode.ValueSet(string(up.Mode)), search.SourceLang.ValueSet(up.SourceLang),
 		search.TargetLang.ValueSet(up.TargetLang))
 }
 

@@ -78,7 +78,7 @@ func (j *translateJob) reserve(ctx workflow.Context) (*activities.ReserveResult,
 	}
 	var res activities.ReserveResult
 	if err := fut.Get(ctx, &res); err != nil {
-		res = activities.ReserveResult{Code: job.Unavailable, Message: "credits could not be reserved; try again"}
+		res = *activities.Refused(job.NotReserved())
 	}
 	j.reservation = &res
 	j.state.CreditsNeeded = res.CreditsNeeded

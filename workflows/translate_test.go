@@ -69,7 +69,7 @@ func pagePNG(t *testing.T) []byte {
 func (f *fixture) input(userID, mode string, names ...string) workflows.TranslateJobInput {
 	jobID := uuid.NewString()
 	in := workflows.TranslateJobInput{Upload: job.Upload{JobID: jobID, UserID: userID,
-		Spec: job.Spec{Mode: mode, Resolution: "original", SourceLang: "auto", TargetLang: "en"}}, Parallelism: 2}
+		Spec: job.Spec{Mode: job.Mode(mode), Resolution: job.Original, SourceLang: "auto", TargetLang: "en"}}, Parallelism: 2}
 	for i, n := range names {
 		key := job.InputKey(jobID, i, ".png")
 		if err := f.bucket.WriteAll(context.Background(), key, pagePNG(f.t), nil); err != nil {

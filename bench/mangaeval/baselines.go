@@ -18,6 +18,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
@@ -40,7 +41,7 @@ func newReferenceEngine(o *oracle) (*referenceEngine, error) {
 }
 
 // Supports implements engine.Engine.
-func (r *referenceEngine) Supports(src, dst, mode string) error { return nil }
+func (r *referenceEngine) Supports(src, dst string, mode job.Mode) error { return nil }
 
 // Translate implements engine.Engine.
 func (r *referenceEngine) Translate(ctx context.Context, req engine.Request) (*engine.Response, error) {
@@ -193,7 +194,7 @@ func wrap(face font.Face, words []string, width int) ([]string, bool) {
 type nullEngine struct{}
 
 // Supports implements engine.Engine.
-func (nullEngine) Supports(src, dst, mode string) error { return nil }
+func (nullEngine) Supports(src, dst string, mode job.Mode) error { return nil }
 
 // Translate implements engine.Engine.
 func (nullEngine) Translate(_ context.Context, req engine.Request) (*engine.Response, error) {

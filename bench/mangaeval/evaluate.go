@@ -17,6 +17,7 @@ import (
 	_ "golang.org/x/image/webp" // decodes translated WebP pages
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
@@ -24,7 +25,7 @@ import (
 type evaluator struct {
 	engine   engine.Engine
 	oracle   *oracle
-	mode     string
+	mode     job.Mode
 	read     readBack
 	readBack bool
 	out      string

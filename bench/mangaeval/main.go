@@ -85,6 +85,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/ocr"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/testkit/llmfake"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
@@ -252,7 +253,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("building the %s engine: %w", c.Engine, err)
 	}
-	ev := &evaluator{engine: eng, oracle: orc, mode: c.Mode, read: readBack{path: c.Tesseract}, readBack: c.ReadBack, out: c.Out, log: stderr, verbose: c.Verbose}
+	ev := &evaluator{engine: eng, oracle: orc, mode: job.Mode(c.Mode), read: readBack{path: c.Tesseract}, readBack: c.ReadBack, out: c.Out, log: stderr, verbose: c.Verbose}
 
 	results := map[string][]pageResult{}
 	for i := range pages.n {

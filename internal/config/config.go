@@ -46,21 +46,21 @@ type Config struct {
 	ReconcileEvery, ReconcileGrace time.Duration
 
 	// The ocr engine and its text translation.
-	TesseractPath      string // VTS_TESSERACT: the tesseract binary
-	TessdataDir        string // VTS_TESSDATA_DIR
-	FontPath           string // VTS_FONT: lettering font for non-CJK targets
-	CJKFontPath        string // VTS_CJK_FONT
-	OCRConcurrency     int    // VTS_OCR_CONCURRENCY: tesseract processes at once (default: CPUs)
-	Translator         string // VTS_TRANSLATOR: apertium (default), openai or deepl
-	AdvancedTranslator string // VTS_ADVANCED_TRANSLATOR: for mode advanced (default: openai when VTS_LLM_URL is set)
-	LLMBaseURL         string // VTS_LLM_URL: an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenAI)
-	LLMModel           string // VTS_LLM_MODEL
-	LLMAPIKey          string // VTS_LLM_API_KEY
-	LLMVision          bool   // VTS_LLM_VISION: the model reads images; bubble crops are sent along
-	ComicFontPath      string // VTS_COMIC_FONT: lettering font for bubbles
-	Lettering          string // VTS_LETTERING: mixed (default) or upper, for uploads that name none
-	DeepLAPIKey        string // DEEPL_API_KEY
-	DeepLBaseURL       string // DEEPL_API_URL
+	TesseractPath      string        // VTS_TESSERACT: the tesseract binary
+	TessdataDir        string        // VTS_TESSDATA_DIR
+	FontPath           string        // VTS_FONT: lettering font for non-CJK targets
+	CJKFontPath        string        // VTS_CJK_FONT
+	OCRConcurrency     int           // VTS_OCR_CONCURRENCY: tesseract processes at once (default: CPUs)
+	Translator         string        // VTS_TRANSLATOR: apertium (default), openai or deepl
+	AdvancedTranslator string        // VTS_ADVANCED_TRANSLATOR: for mode advanced (default: openai when VTS_LLM_URL is set)
+	LLMBaseURL         string        // VTS_LLM_URL: an OpenAI-compatible endpoint (Ollama, llama.cpp, vLLM, OpenAI)
+	LLMModel           string        // VTS_LLM_MODEL
+	LLMAPIKey          string        // VTS_LLM_API_KEY
+	LLMVision          bool          // VTS_LLM_VISION: the model reads images; bubble crops are sent along
+	ComicFontPath      string        // VTS_COMIC_FONT: lettering font for bubbles
+	Lettering          job.Lettering // VTS_LETTERING: mixed (default) or upper, for uploads that name none
+	DeepLAPIKey        string        // DEEPL_API_KEY
+	DeepLBaseURL       string        // DEEPL_API_URL
 
 	// Gemini image models.
 	GeminiAPIKey  string            // GEMINI_API_KEY
@@ -159,7 +159,6 @@ func FromEnv() (Config, error) {
 		LLMAPIKey:          os.Getenv("VTS_LLM_API_KEY"),
 		LLMVision:          os.Getenv("VTS_LLM_VISION") == "1" || os.Getenv("VTS_LLM_VISION") == "true",
 		ComicFontPath:      os.Getenv("VTS_COMIC_FONT"),
-		Lettering:          env("VTS_LETTERING", string(job.DefaultLettering)),
 		DeepLAPIKey:        os.Getenv("DEEPL_API_KEY"),
 		DeepLBaseURL:       os.Getenv("DEEPL_API_URL"),
 		GeminiAPIKey:       os.Getenv("GEMINI_API_KEY"),
@@ -188,8 +187,8 @@ func FromEnv() (Config, error) {
 			c.GeminiModels[m] = v
 		}
 	}
-	if _, err := job.ParseLettering(c.Lettering); err != nil {
-		return Config{}, fmt.Errorf("VTS_LETTERING must be mixed or upper, got %q", c.Lettering)
+	if c.Lettering, err = job.ParseLettering(env("VTS_LETTERING", string(job.DefaultLettering))); err != nil {
+		return Config{}, fmt.Errorf("VTS_LETTERING must be mixed or upper, got %q", os.Getenv("VTS_LETTERING"))
 	}
 	if c.PageParallel, err = envInt("VTS_PAGE_PARALLELISM", 4); err != nil {
 		return Config{}, err

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // The statuses a proofreader gives a block in an edited transcript, beside the engine's own.
@@ -27,7 +29,7 @@ type EditRequest struct {
 	Transcript *Transcript
 	// Retranslate names the blocks to translate again from their source.
 	Retranslate []string
-	Mode        string
+	Mode        job.Mode
 	// CustomPrompt and Glossary are the job's, for the retranslated blocks.
 	CustomPrompt string
 	Glossary     string

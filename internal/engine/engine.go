@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // Request is one page to translate. Image holds the encoded source page; its format was sniffed
@@ -17,14 +19,14 @@ type Request struct {
 	Filename     string
 	SourceLang   string // an ISO 639-1 code, "zh-Hans", "zh-Hant", or "auto"
 	TargetLang   string
-	Mode         string // "fast", "standard", "advanced"
-	Resolution   string // "original", "1K", "2K", "4K"
+	Mode         job.Mode
+	Resolution   job.Resolution
 	CustomPrompt string
 	// Glossary holds the job's fixed translations, one "source=target" per line; translators that
 	// take instructions must use them.
 	Glossary string
 	// Lettering is "upper" for comic-style capitals; anything else letters in mixed case.
-	Lettering string
+	Lettering job.Lettering
 	// Previous is the transcript of the job's previous page when it is already translated, so
 	// that names, speakers and tone carry over from page to page. It may be nil.
 	Previous *Transcript
@@ -134,7 +136,7 @@ type Engine interface {
 	// Supports answers nil when the engine can translate src to dst in the given mode, and an
 	// *UnsupportedError otherwise. It is checked at upload so that an unsupported request is a
 	// 400 that costs nothing, never a failed job.
-	Supports(src, dst, mode string) error
+	Supports(src, dst string, mode job.Mode) error
 }
 
 // UnsupportedError says a language, pair or mode cannot be served, and what can.

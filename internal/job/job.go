@@ -8,8 +8,8 @@ import "time"
 
 // Spec is how the upload asked for the job's pages to be translated.
 type Spec struct {
-	Mode         string // fast, standard or advanced
-	Resolution   string // original, 1K, 2K or 4K
+	Mode         Mode
+	Resolution   Resolution
 	SourceLang   string // a language code (internal/lang), or "auto"
 	TargetLang   string
 	CustomPrompt string
@@ -17,7 +17,7 @@ type Spec struct {
 	Glossary string
 	// Lettering is "mixed" or "upper" (Lettering); "" in jobs from before it existed, which
 	// are mixed.
-	Lettering string
+	Lettering Lettering
 }
 
 // Page is one uploaded page, already in blob storage.

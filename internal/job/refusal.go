@@ -87,6 +87,13 @@ func Withdrawn() *Refusal {
 	return &Refusal{Reason: Unavailable, Message: "the upload was withdrawn before its credits were reserved"}
 }
 
+// NotReserved refuses a job whose reservation could not be made, for now (the reservation failed
+// or never answered): trying again may succeed. Its words are in workflow state, so they never
+// change.
+func NotReserved() *Refusal {
+	return &Refusal{Reason: Unavailable, Message: "credits could not be reserved; try again"}
+}
+
 // StateUnavailable refuses a read of a job's state that cannot be answered right now.
 func StateUnavailable() *Refusal {
 	return &Refusal{Reason: Unavailable, RetryAfter: 5 * time.Second,

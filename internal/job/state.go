@@ -17,7 +17,7 @@ type Snapshot[R any] struct {
 	Results     []R    `json:"results"`
 	// Errors lists the pages of a partially failed job that could not be translated.
 	Errors        []PageError `json:"errors,omitempty"`
-	Mode          string      `json:"mode"`
+	Mode          Mode        `json:"mode"`
 	CreditsNeeded int         `json:"creditsNeeded"`
 }
 

@@ -32,7 +32,7 @@ import (
 
 // LanguageChecker says whether an upload's languages and mode can be served (the engines).
 type LanguageChecker interface {
-	Supports(src, dst, mode string) error
+	Supports(src, dst string, mode job.Mode) error
 }
 
 // Config is what the lifecycle works with.

@@ -59,12 +59,12 @@ func MustLookup(id string) Plan {
 // Cost is the spec's formula, ceil(pages × resolution_multiplier × mode_multiplier), computed in
 // integers so that no float rounding can charge a credit too many. The multipliers are the mode's
 // and the resolution's own (internal/job).
-func Cost(pages int, mode, resolution string) (int, error) {
-	h := job.Mode(mode).Halves()
+func Cost(pages int, mode job.Mode, resolution job.Resolution) (int, error) {
+	h := mode.Halves()
 	if h == 0 {
 		return 0, fmt.Errorf("unknown mode %q", mode)
 	}
-	r := job.Resolution(resolution).Multiplier()
+	r := resolution.Multiplier()
 	if r == 0 {
 		return 0, fmt.Errorf("unknown resolution %q", resolution)
 	}

@@ -3,6 +3,8 @@ package plans
 import (
 	"testing"
 	"time"
+
+	"github.com/vtsproject/vts/internal/job"
 )
 
 func TestCost(t *testing.T) {
@@ -20,7 +22,7 @@ func TestCost(t *testing.T) {
 		{200, "fast", "original", 100},
 	}
 	for _, c := range cases {
-		got, err := Cost(c.pages, c.mode, c.res)
+		got, err := Cost(c.pages, job.Mode(c.mode), job.Resolution(c.res))
 		if err != nil || got != c.want {
 			t.Errorf("Cost(%d, %s, %s) = %d, %v; want %d", c.pages, c.mode, c.res, got, err, c.want)
 		}

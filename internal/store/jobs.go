@@ -205,9 +205,9 @@ func (s *Store) WithdrawJob(ctx context.Context, userID, id string) (*Job, error
 }
 
 // lettering is the stored lettering of a spec: mixed unless it asks for upper.
-func lettering(l string) string {
-	if l == string(job.Upper) {
-		return l
+func lettering(l job.Lettering) string {
+	if l == job.Upper {
+		return string(l)
 	}
 	return string(job.Mixed)
 }

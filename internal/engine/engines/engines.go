@@ -18,15 +18,15 @@ import (
 
 // Set maps each mode to its engine.
 type Set struct {
-	byMode map[string]engine.Engine
-	names  map[string]string
+	byMode map[job.Mode]engine.Engine
+	names  map[job.Mode]string
 }
 
 // Static serves every mode with e; tests and benchmarks use it.
 func Static(e engine.Engine) *Set {
-	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
+	s := &Set{byMode: map[job.Mode]engine.Engine{}, names: map[job.Mode]string{}}
 	for _, m := range job.Modes {
-		s.byMode[string(m)], s.names[string(m)] = e, "static"
+		s.byMode[m], s.names[m] = e, "static"
 	}
 	return s
 }
@@ -35,12 +35,11 @@ func Static(e engine.Engine) *Set {
 // cannot be built is left without one, so its uploads get a 400 while the other modes work;
 // New fails only when no mode has an engine.
 func New(ctx context.Context, cfg config.Config, log interface{ Warn(string, ...any) }) (*Set, error) {
-	s := &Set{byMode: map[string]engine.Engine{}, names: map[string]string{}}
+	s := &Set{byMode: map[job.Mode]engine.Engine{}, names: map[job.Mode]string{}}
 	built := map[string]engine.Engine{}
 	var errs []string
-	for _, m := range job.Modes {
-		mode := string(m)
-		name := cfg.EngineFor(mode)
+	for _, mode := range job.Modes {
+		name := cfg.EngineFor(string(mode))
 		e, ok := built[name]
 		if !ok {
 			var err error
@@ -127,7 +126,7 @@ func buildTranslator(ctx context.Context, name string, cfg config.Config) (trans
 }
 
 // For returns the engine serving mode.
-func (s *Set) For(mode string) (engine.Engine, error) {
+func (s *Set) For(mode job.Mode) (engine.Engine, error) {
 	e, ok := s.byMode[mode]
 	if !ok {
 		return nil, &engine.UnsupportedError{Reason: fmt.Sprintf("no translation engine is configured for mode %q", mode), Supported: s.Modes()}
@@ -139,7 +138,7 @@ func (s *Set) For(mode string) (engine.Engine, error) {
 func (s *Set) Modes() []string {
 	var out []string
 	for _, m := range job.Modes {
-		if _, ok := s.byMode[string(m)]; ok {
+		if _, ok := s.byMode[m]; ok {
 			out = append(out, string(m))
 		}
 	}
@@ -147,10 +146,10 @@ func (s *Set) Modes() []string {
 }
 
 // Name is the engine name serving mode, for logs and the UI.
-func (s *Set) Name(mode string) string { return s.names[mode] }
+func (s *Set) Name(mode job.Mode) string { return s.names[mode] }
 
 // Supports checks, at upload, that mode has an engine and that it translates src to dst.
-func (s *Set) Supports(src, dst, mode string) error {
+func (s *Set) Supports(src, dst string, mode job.Mode) error {
 	e, err := s.For(mode)
 	if err != nil {
 		return err

@@ -164,8 +164,8 @@ func (e *Engine) Model(mode string) (string, bool) {
 
 // Supports accepts any pair of distinct known languages ("auto" as a source) in a mode that
 // has a model.
-func (e *Engine) Supports(src, dst, mode string) error {
-	if _, ok := e.models[mode]; !ok {
+func (e *Engine) Supports(src, dst string, mode job.Mode) error {
+	if _, ok := e.models[string(mode)]; !ok {
 		return &engine.UnsupportedError{Reason: fmt.Sprintf("translation mode %q is not available", mode), Supported: e.Modes()}
 	}
 	if _, ok := LanguageName(src); !ok && src != Auto {
@@ -187,7 +187,7 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		// Only the reason: the list of what is supported is for API clients, not a page's error.
 		return nil, engine.Permanent(err.(*engine.UnsupportedError).Reason, err)
 	}
-	model := e.models[req.Mode]
+	model := e.models[string(req.Mode)]
 	srcName := Auto
 	if req.SourceLang != Auto {
 		srcName, _ = LanguageName(req.SourceLang)
@@ -254,8 +254,8 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	// 1K, 2K and 4K mean the same for every engine: the long edge of the page the user pays
 	// for. A model whose grid is smaller (the fast model has no imageSize) is scaled up to it.
 	w, h := info.Width, info.Height
-	if req.Resolution != "" && job.Resolution(req.Resolution) != job.Original {
-		w, h = withLongEdge(info.Width, info.Height, job.Resolution(req.Resolution).LongEdge())
+	if req.Resolution != "" && req.Resolution != job.Original {
+		w, h = withLongEdge(info.Width, info.Height, req.Resolution.LongEdge())
 	}
 	encoded, err := imageio.EncodeBytes(resize(out, w, h), format)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 const testKey = "AIza-test-SECRET-key-0123456789"
@@ -209,7 +210,7 @@ func TestTranslateResolution(t *testing.T) {
 			f := newFake(t)
 			e := newEngine(t, f, nil)
 			req := request(t, testPage(tc.w, tc.h), imageio.JPEG)
-			req.Mode, req.Resolution = tc.mode, tc.resolution
+			req.Mode, req.Resolution = job.Mode(tc.mode), job.Resolution(tc.resolution)
 			req.SourceLang = Auto
 			resp, err := e.Translate(context.Background(), req)
 			if err != nil {
@@ -538,7 +539,7 @@ func TestSupports(t *testing.T) {
 		{"ko", "zh-hans", "standard"}, {"en", "pt", "advanced"},
 	}
 	for _, c := range ok {
-		if err := e.Supports(c[0], c[1], c[2]); err != nil {
+		if err := e.Supports(c[0], c[1], job.Mode(c[2])); err != nil {
 			t.Errorf("Supports%v = %v", c, err)
 		}
 	}
@@ -547,7 +548,7 @@ func TestSupports(t *testing.T) {
 		{"en", "en", "standard"}, {"ja", "", "standard"}, {"", "en", "standard"},
 	}
 	for _, c := range bad {
-		err := e.Supports(c[0], c[1], c[2])
+		err := e.Supports(c[0], c[1], job.Mode(c[2]))
 		var ue *engine.UnsupportedError
 		if !errors.As(err, &ue) {
 			t.Errorf("Supports%v = %v, want *engine.UnsupportedError", c, err)

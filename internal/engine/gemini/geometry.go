@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"slices"
 
 	xdraw "golang.org/x/image/draw"
 
@@ -194,12 +195,10 @@ var imageSizes = []job.Resolution{job.Res1K, job.Res2K, job.Res4K}
 // imageSizeFor maps a resolution to ImageConfig.ImageSize. "original" takes the size nearest to
 // the source's long edge on a log scale, so a 1500 px page asks for 2K rather than losing
 // detail at 1K, and only pages beyond ~2900 px ask for the costly 4K.
-func imageSizeFor(resolution string, w, h int) (string, error) {
-	if job.Resolution(resolution) != job.Original && resolution != "" {
-		for _, s := range imageSizes {
-			if string(s) == resolution {
-				return resolution, nil
-			}
+func imageSizeFor(resolution job.Resolution, w, h int) (string, error) {
+	if resolution != job.Original && resolution != "" {
+		if slices.Contains(imageSizes, resolution) {
+			return string(resolution), nil
 		}
 		return "", fmt.Errorf("unknown resolution %q", resolution)
 	}

@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"testing"
+
+	"github.com/vtsproject/vts/internal/job"
 )
 
 func TestSnapAspect(t *testing.T) {
@@ -90,7 +92,7 @@ func TestUnpadScalesPerAxis(t *testing.T) {
 
 func TestImageSizeFor(t *testing.T) {
 	cases := []struct {
-		res  string
+		res  job.Resolution
 		w, h int
 		want string
 	}{

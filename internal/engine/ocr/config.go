@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // Effort is how hard OCR tries, traded against time.
@@ -55,7 +56,7 @@ type Config struct {
 	Fallback translator.Translator
 	// Modes overrides the built-in modes: fast (Translator, EffortFast), standard (Translator,
 	// EffortStandard), advanced (AdvancedTranslator, EffortBest).
-	Modes map[string]Mode
+	Modes map[job.Mode]Mode
 	// MaxConcurrency bounds concurrent tesseract processes in this engine; the number of CPUs
 	// when zero.
 	MaxConcurrency int

@@ -26,7 +26,7 @@ import (
 type Engine struct {
 	tess  *read.Tesseract
 	fonts *letter.Fonts
-	modes map[string]Mode
+	modes map[job.Mode]Mode
 	log   *slog.Logger
 	// langs maps installed service language codes to Tesseract data names.
 	langs  map[string]string
@@ -92,10 +92,10 @@ func New(cfg Config) (*Engine, error) {
 	if adv == nil {
 		adv = def
 	}
-	e.modes = map[string]Mode{
-		string(job.Fast):     {Translator: def, Effort: EffortFast},
-		string(job.Standard): {Translator: def, Effort: EffortStandard},
-		string(job.Advanced): {Translator: adv, Effort: EffortBest},
+	e.modes = map[job.Mode]Mode{
+		job.Fast:     {Translator: def, Effort: EffortFast},
+		job.Standard: {Translator: def, Effort: EffortStandard},
+		job.Advanced: {Translator: adv, Effort: EffortBest},
 	}
 	for name, m := range cfg.Modes {
 		if m.Translator == nil {
@@ -107,15 +107,15 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Supports implements engine.Engine.
-func (e *Engine) Supports(src, dst, mode string) error {
+func (e *Engine) Supports(src, dst string, mode job.Mode) error {
 	_, err := e.plan(src, dst, mode)
 	return err
 }
 
 // plan resolves a request to its mode and the candidate source languages, best first.
-func (e *Engine) plan(src, dst, mode string) (planned, error) {
+func (e *Engine) plan(src, dst string, mode job.Mode) (planned, error) {
 	if mode == "" {
-		mode = string(job.DefaultMode)
+		mode = job.DefaultMode
 	}
 	m, ok := e.modes[mode]
 	if !ok {
@@ -252,10 +252,10 @@ func (e *Engine) targets(t translator.Translator) []string {
 	return sortedKeys(seen)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func sortedKeys[K ~string, V any](m map[K]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
-		out = append(out, k)
+		out = append(out, string(k))
 	}
 	sort.Strings(out)
 	return out

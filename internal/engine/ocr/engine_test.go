@@ -11,6 +11,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 var (
@@ -43,7 +44,7 @@ func translatePage(t testing.TB, e *Engine, img image.Image, format, mode, resol
 	var stages []string
 	resp, err := e.Translate(context.Background(), engine.Request{
 		Image: encode(t, img, format), Format: format, Filename: "page." + format,
-		SourceLang: "en", TargetLang: "es", Mode: mode, Resolution: resolution,
+		SourceLang: "en", TargetLang: "es", Mode: job.Mode(mode), Resolution: job.Resolution(resolution),
 		Progress: func(s string) { stages = append(stages, s) },
 	})
 	if err != nil {

@@ -11,12 +11,12 @@ import (
 
 // targetSize is the output size for a resolution: "original" keeps the page's size, the others
 // scale its long edge to the resolution's with the aspect ratio kept.
-func targetSize(src image.Rectangle, resolution string) (image.Point, error) {
+func targetSize(src image.Rectangle, resolution job.Resolution) (image.Point, error) {
 	w, h := src.Dx(), src.Dy()
-	if resolution == "" || job.Resolution(resolution) == job.Original {
+	if resolution == "" || resolution == job.Original {
 		return image.Pt(w, h), nil
 	}
-	long := job.Resolution(resolution).LongEdge()
+	long := resolution.LongEdge()
 	if long == 0 {
 		return image.Point{}, fmt.Errorf("unknown resolution %q", resolution)
 	}

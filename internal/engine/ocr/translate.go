@@ -71,8 +71,8 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 		return e.unchanged(req, img, format)
 	}
 	pg.Name = req.Filename
-	if req.Lettering == string(job.Upper) {
-		pg.Lettering = req.Lettering // kept, so that lettering the page again keeps the capitals
+	if req.Lettering == job.Upper {
+		pg.Lettering = string(req.Lettering) // kept, so that lettering the page again keeps the capitals
 	}
 	progress("translate")
 	if err := e.translateBlocks(ctx, req, p, pg); err != nil {
@@ -196,7 +196,7 @@ func respond(pg *page.Page, format string) (*engine.Response, error) {
 // unchanged answers a page without text to translate: the upload itself when no resizing was
 // asked for, so a text-free page comes back byte for byte.
 func (e *Engine) unchanged(req engine.Request, img *image.RGBA, format string) (*engine.Response, error) {
-	if req.Resolution == "" || req.Resolution == "original" {
+	if req.Resolution == "" || req.Resolution == job.Original {
 		return &engine.Response{Image: req.Image, Format: format}, nil
 	}
 	data, err := encodeLike(img, format)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // assertReads checks that Tesseract reads the translation on out and not the original words.
@@ -237,7 +238,7 @@ func TestAutoDetectsSpanishSource(t *testing.T) {
 func TestSupports(t *testing.T) {
 	e := testEngine(t)
 	for _, ok := range [][3]string{{"en", "es", "standard"}, {"es", "en", "fast"}, {"auto", "es", "advanced"}, {"auto", "en", ""}} {
-		if err := e.Supports(ok[0], ok[1], ok[2]); err != nil {
+		if err := e.Supports(ok[0], ok[1], job.Mode(ok[2])); err != nil {
 			t.Errorf("Supports%v = %v", ok, err)
 		}
 	}
@@ -250,7 +251,7 @@ func TestSupports(t *testing.T) {
 		{"auto", "de", "fast", "en→es"},   // nothing installed translates to German
 		{"en", "es", "turbo", "advanced"}, // no such mode
 	} {
-		err := e.Supports(bad.src, bad.dst, bad.mode)
+		err := e.Supports(bad.src, bad.dst, job.Mode(bad.mode))
 		var ue *engine.UnsupportedError
 		if !errors.As(err, &ue) {
 			t.Errorf("Supports(%s,%s,%s) = %v, want *UnsupportedError", bad.src, bad.dst, bad.mode, err)

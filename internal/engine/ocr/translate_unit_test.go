@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 func TestUnshout(t *testing.T) {
@@ -20,7 +21,7 @@ func TestUnshout(t *testing.T) {
 func TestTargetSize(t *testing.T) {
 	for _, c := range []struct {
 		w, h int
-		res  string
+		res  job.Resolution
 		want image.Point
 	}{
 		{1600, 2400, "1K", image.Pt(683, 1024)},

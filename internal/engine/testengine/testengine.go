@@ -19,6 +19,7 @@ import (
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/glossary"
 	"github.com/vtsproject/vts/internal/imageio"
+	"github.com/vtsproject/vts/internal/job"
 )
 
 // Engine is the test engine. The zero value translates at once and never fails.
@@ -168,7 +169,7 @@ func transcript(req engine.Request, w, h int) *engine.Transcript {
 }
 
 // Supports accepts every language except "xx", which tests use as the unsupported one.
-func (e *Engine) Supports(src, dst, mode string) error {
+func (e *Engine) Supports(src, dst string, mode job.Mode) error {
 	if src == "xx" || dst == "xx" {
 		return &engine.UnsupportedError{Reason: "the test engine does not support xx", Supported: []string{"any other code"}}
 	}
