@@ -88,7 +88,7 @@ func startDevServer() (string, error) {
 			return
 		}
 		devDir, _ = os.MkdirTemp("", "vts-temporal-")
-		port, err := freePort()
+		port, err := gobin.FreePort()
 		if err != nil {
 			devServerErr = err
 			return
@@ -160,7 +160,7 @@ func BareTemporal(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
+	port, err := gobin.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,15 +174,6 @@ func BareTemporal(t testing.TB) string {
 		_, _ = cmd.Process.Wait()
 	})
 	return addr
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // waitForTemporal waits until the server answers a health check: a bounded number of tries, as
