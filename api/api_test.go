@@ -30,13 +30,20 @@ type accepted struct {
 	CreditsNeeded int    `json:"creditsNeeded"`
 }
 
+// upload uploads n small pages, page1.png to pageN.png, for user and returns the accepted job.
 func upload(t *testing.T, env *apitest.Env, user string, n int, extra ...[2]string) accepted {
 	t.Helper()
 	var files []apitest.File
 	for i := 0; i < n; i++ {
 		files = append(files, apitest.File{Name: fmt.Sprintf("page%d.png", i+1), Data: apitest.PNG(t, 40, 30, byte(i))})
 	}
-	resp := env.Upload(append([][2]string{{"userId", user}}, extra...), files...)
+	return uploadFiles(t, env, append([][2]string{{"userId", user}}, extra...), files...)
+}
+
+// uploadFiles uploads the given pages and returns the accepted job, which its Location names.
+func uploadFiles(t *testing.T, env *apitest.Env, fields [][2]string, files ...apitest.File) accepted {
+	t.Helper()
+	resp := env.Upload(fields, files...)
 	if resp.Status != http.StatusAccepted {
 		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
 	}
@@ -46,6 +53,28 @@ func upload(t *testing.T, env *apitest.Env, user string, n int, extra ...[2]stri
 		t.Fatalf("Location = %q", resp.Header.Get("Location"))
 	}
 	return a
+}
+
+// terminal waits for the job to end and returns its record.
+func terminal(t *testing.T, env *apitest.Env, jobID string) *store.Job {
+	t.Helper()
+	var j *store.Job
+	waitFor(t, func() bool {
+		var err error
+		j, err = env.Store.GetJob(context.Background(), jobID)
+		return err == nil && j.Terminal()
+	})
+	return j
+}
+
+// openZip opens a downloaded archive.
+func openZip(t *testing.T, resp *apitest.Response) *zip.Reader {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return zr
 }
 
 // sseEvent is one parsed SSE message.
@@ -157,10 +186,7 @@ func TestUploadFollowDownloadDelete(t *testing.T) {
 		!strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment") || resp.Header.Get("ETag") == "" {
 		t.Fatalf("download: %d %v", resp.Status, resp.Header)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openZip(t, resp)
 	// The pages first, in upload order, then their transcripts, then their cleaned versions.
 	var names []string
 	for _, f := range zr.File {
@@ -382,9 +408,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestFiftyConcurrentUploads(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{BlockSubstring: "page"}, NoWorker: false})
 	ctx := context.Background()
-	if _, err := env.Store.SetPlan(ctx, "racer", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan("racer", "pro")
 	// Spend all but 6 credits of the 1000 allowance.
 	seed := uuid.NewString()
 	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: seed, UserID: "racer", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 497}); err != nil {

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -403,10 +402,7 @@ func TestEditPageRoundTrip(t *testing.T) {
 		if zr.Status != 200 {
 			t.Fatalf("download: %d %s", zr.Status, zr.Body)
 		}
-		z, err := zip.NewReader(bytes.NewReader(zr.Body), int64(len(zr.Body)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		z := openZip(t, zr)
 		want := map[string][]byte{}
 		for _, r := range st.Results {
 			name := strings.TrimPrefix(strings.SplitN(r.URL, "?", 2)[0], "/api/outputs/"+a.JobID+"/")

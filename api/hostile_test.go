@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -57,9 +54,7 @@ func TestHostileUploadsRefused(t *testing.T) {
 	}
 	// 201 pages cost more than the Free plan's credits, which the intake refuses first: the file
 	// count is a Pro user's limit to meet.
-	if _, err := env.Store.SetPlan(context.Background(), user+"-pro", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan(user+"-pro", "pro")
 	page := hostile(t, "page.png")
 	file := func(name, corpus string) apitest.File { return apitest.File{Name: name, Data: hostile(t, corpus)} }
 	uid := [][2]string{{"userId", user}}
@@ -177,9 +172,7 @@ func checkNothingMoved(t *testing.T, env *apitest.Env, user string, allowance in
 func TestHostileUploadsAccepted(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	const user = "careful"
-	if _, err := env.Store.SetPlan(context.Background(), user, "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan(user, "pro")
 	page := hostile(t, "page.png")
 	long := strings.Repeat("長", 1000) + ".png"
 	files := []apitest.File{
@@ -199,17 +192,8 @@ func TestHostileUploadsAccepted(t *testing.T) {
 		{Name: "..", Data: page},
 		{Name: "", Data: page},
 	}
-	r := env.Upload([][2]string{{"userId", user}}, files...)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var a accepted
-	r.JSON(t, &a)
-	waitFor(t, func() bool {
-		j, err := env.Store.GetJob(context.Background(), a.JobID)
-		return err == nil && j.Terminal()
-	})
-	j, _ := env.Store.GetJob(context.Background(), a.JobID)
+	a := uploadFiles(t, env, [][2]string{{"userId", user}}, files...)
+	j := terminal(t, env, a.JobID)
 	if j.Status != job.Completed || len(j.Results) != len(files) || len(j.Errors) != 0 {
 		t.Fatalf("job = %s, %d results, errors %+v", j.Status, len(j.Results), j.Errors)
 	}
@@ -217,10 +201,7 @@ func TestHostileUploadsAccepted(t *testing.T) {
 	if resp.Status != 200 {
 		t.Fatalf("download: %d %s", resp.Status, resp.Body)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openZip(t, resp)
 	// The pages, then transcripts/<page>.json and cleaned/<page>: the only folders are those two,
 	// and every name in them is a safe page name.
 	var names []string

@@ -84,18 +84,6 @@ func TestJapaneseWithoutLanguageModelCostsNothing(t *testing.T) {
 	}
 }
 
-// uploadFiles uploads the given pages and returns the accepted job.
-func uploadFiles(t *testing.T, env *apitest.Env, fields [][2]string, files ...apitest.File) accepted {
-	t.Helper()
-	resp := env.Upload(fields, files...)
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var a accepted
-	resp.JSON(t, &a)
-	return a
-}
-
 // artPage is a page of panels, tone and an empty bubble: no lettering anywhere.
 func artPage(t *testing.T) []byte {
 	img := image.NewRGBA(image.Rect(0, 0, 800, 1100))

@@ -539,20 +539,18 @@ func (e *Env) Blobs(jobID string) int {
 	return n
 }
 
+// SetPlan puts the user on the plan for a month from now.
+func (e *Env) SetPlan(userID, plan string) {
+	e.T.Helper()
+	if _, err := e.Store.SetPlan(context.Background(), userID, plan, time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
+		e.T.Fatalf("putting %s on %s: %v", userID, plan, err)
+	}
+}
+
 // Balance returns a user's allowance and purchased credits and checks they equal the ledger.
 func (e *Env) Balance(userID string) (allowance, purchased int64) {
 	e.T.Helper()
-	u, err := e.Store.GetUser(context.Background(), userID)
-	if err != nil {
-		e.T.Fatalf("reading user %s: %v", userID, err)
-	}
-	a, p, d, err := e.Store.LedgerSums(context.Background(), userID)
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
-		e.T.Fatalf("balances %d/%d/%d differ from the ledger %d/%d/%d", u.AllowanceCredits, u.PurchasedCredits, u.DebtCredits, a, p, d)
-	}
+	u := pgtest.CheckedUser(e.T, e.Store, userID)
 	return u.AllowanceCredits, u.PurchasedCredits
 }
 

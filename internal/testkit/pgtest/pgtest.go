@@ -75,6 +75,25 @@ func NewStore(tb testing.TB) *store.Store {
 	return s
 }
 
+// CheckedUser reads the user and fails the test unless its balances equal its ledger's sums.
+func CheckedUser(tb testing.TB, s *store.Store, userID string) *store.User {
+	tb.Helper()
+	ctx := context.Background()
+	u, err := s.GetUser(ctx, userID)
+	if err != nil {
+		tb.Fatalf("reading user %s: %v", userID, err)
+	}
+	a, p, d, err := s.LedgerSums(ctx, userID)
+	if err != nil {
+		tb.Fatalf("summing %s's ledger: %v", userID, err)
+	}
+	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
+		tb.Fatalf("%s: balances %d/%d/%d differ from the ledger's sums %d/%d/%d", userID, u.AllowanceCredits,
+			u.PurchasedCredits, u.DebtCredits, a, p, d)
+	}
+	return u
+}
+
 // SeedJobs adds n finished jobs of userID (who must exist) with COPY, as a table of every job
 // ever run holds them: settled and completed, all but the last kept expired (their files gone),
 // the last kept still in retention. It returns the IDs of the kept ones.
