@@ -224,20 +224,7 @@ func (h *harness) snapshot() string {
 // user reads the user and checks its balances equal its ledger's sums.
 func (h *harness) user(id string) *store.User {
 	h.t.Helper()
-	ctx := context.Background()
-	u, err := h.st.GetUser(ctx, id)
-	if err != nil {
-		h.t.Fatalf("reading %s: %v", id, err)
-	}
-	a, p, d, err := h.st.LedgerSums(ctx, id)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
-		h.t.Fatalf("%s: balances %d/%d/%d differ from the ledger's sums %d/%d/%d", id, u.AllowanceCredits,
-			u.PurchasedCredits, u.DebtCredits, a, p, d)
-	}
-	return u
+	return pgtest.CheckedUser(h.t, h.st, id)
 }
 
 func wantCode(t *testing.T, err error, kind billing.Kind, code string) {

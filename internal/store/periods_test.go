@@ -37,7 +37,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if _, err := s.ReserveJob(ctx, store.NewJob{ID: mixed, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 720}); err != nil {
 		t.Fatal(err)
 	}
-	if u := checkLedger(t, s, "ora"); u.AllowanceCredits != 0 || u.PurchasedCredits != 30 {
+	if u := pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 0 || u.PurchasedCredits != 30 {
 		t.Fatalf("before renewal: %+v", u)
 	}
 
@@ -49,7 +49,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if _, err := s.ReserveJob(ctx, store.NewJob{ID: fresh, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if u := checkLedger(t, s, "ora"); u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
+	if u := pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
 		t.Fatalf("after renewal: %+v", u)
 	}
 
@@ -61,7 +61,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if set.Charged != 100 || set.Refunded != 0 || set.Lapsed != 200 {
 		t.Fatalf("settlement = %+v, want 100 charged, 0 refunded, 200 lapsed", set)
 	}
-	u := checkLedger(t, s, "ora")
+	u := pgtest.CheckedUser(t, s, "ora")
 	if u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
 		t.Fatalf("the old job's refund reached the new period: %+v", u)
 	}
@@ -73,7 +73,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if set.Charged != 0 || set.Refunded != 20 || set.Lapsed != 700 {
 		t.Fatalf("mixed settlement = %+v", set)
 	}
-	if u = checkLedger(t, s, "ora"); u.AllowanceCredits != 995 || u.PurchasedCredits != 50 {
+	if u = pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 995 || u.PurchasedCredits != 50 {
 		t.Fatalf("after the mixed job: %+v", u)
 	}
 	j, err := s.GetJob(ctx, mixed)
@@ -85,7 +85,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if err != nil || set.Refunded != 5 || set.Lapsed != 0 {
 		t.Fatalf("fresh settlement = %+v, %v", set, err)
 	}
-	if u = checkLedger(t, s, "ora"); u.AllowanceCredits != 1000 || u.PagesThisPeriod != 0 {
+	if u = pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 1000 || u.PagesThisPeriod != 0 {
 		t.Fatalf("after the fresh job: %+v", u)
 	}
 }
@@ -104,7 +104,7 @@ func TestFreeRolloverThenOldRefund(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := checkLedger(t, s, "pia"); u.AllowanceCredits != 10 || set.Lapsed != 8 {
+	if u := pgtest.CheckedUser(t, s, "pia"); u.AllowanceCredits != 10 || set.Lapsed != 8 {
 		t.Fatalf("after a last-month refund: allowance %d, settlement %+v", u.AllowanceCredits, set)
 	}
 }
@@ -134,7 +134,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 		}
 		old = append(old, id)
 	}
-	if u := checkLedger(t, s, "quin"); u.AllowanceCredits != 0 || u.PurchasedCredits != 200 {
+	if u := pgtest.CheckedUser(t, s, "quin"); u.AllowanceCredits != 0 || u.PurchasedCredits != 200 {
 		t.Fatalf("before the race: %+v", u)
 	}
 
@@ -195,7 +195,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 	}
 	close(gate)
 	wg.Wait()
-	checkLedger(t, s, "quin")
+	pgtest.CheckedUser(t, s, "quin")
 
 	// The rest end after the renewal, whatever the race did.
 	for _, id := range append(old[4:], fresh...) {
@@ -209,7 +209,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 			t.Errorf("job %s settled %d times", id, settled[id])
 		}
 	}
-	u := checkLedger(t, s, "quin")
+	u := pgtest.CheckedUser(t, s, "quin")
 	if u.AllowanceCredits != 1000 || u.PurchasedCredits != 400 || u.DebtCredits != 0 || !u.PeriodStart.Equal(p2) {
 		t.Fatalf("after everything settled: allowance %d (want 1000), purchased %d (want 400), debt %d, period %v",
 			u.AllowanceCredits, u.PurchasedCredits, u.DebtCredits, u.PeriodStart)
