@@ -2,15 +2,11 @@ package store_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/vtsproject/vts/internal/job"
-	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
@@ -28,15 +24,9 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if _, err := s.GrantCredits(ctx, "ora", 50, "operator_grant", "grant:ora"); err != nil {
 		t.Fatal(err)
 	}
-	old := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: old, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 300}); err != nil {
-		t.Fatal(err)
-	}
+	old := pgtest.Reserve(t, s, "ora", "standard", 300)
 	// Spend the rest of the allowance and 20 purchased credits in a second job of the old period.
-	mixed := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: mixed, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 720}); err != nil {
-		t.Fatal(err)
-	}
+	mixed := pgtest.Reserve(t, s, "ora", "standard", 720)
 	if u := pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 0 || u.PurchasedCredits != 30 {
 		t.Fatalf("before renewal: %+v", u)
 	}
@@ -45,10 +35,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if _, err := s.SetPlan(ctx, "ora", "pro", p2, p3); err != nil {
 		t.Fatal(err)
 	}
-	fresh := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: fresh, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 5}); err != nil {
-		t.Fatal(err)
-	}
+	fresh := pgtest.Reserve(t, s, "ora", "standard", 5)
 	if u := pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
 		t.Fatalf("after renewal: %+v", u)
 	}
@@ -95,10 +82,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 func TestFreeRolloverThenOldRefund(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	id := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "pia", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 8}); err != nil {
-		t.Fatal(err)
-	}
+	id := pgtest.Reserve(t, s, "pia", "standard", 8)
 	next := s.WithClock(func() time.Time { return time.Now().AddDate(0, 1, 0) })
 	set, err := next.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: time.Now().AddDate(0, 1, 0)})
 	if err != nil {
@@ -128,10 +112,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 	// Eight jobs of the old period, 150 credits each: 1000 of allowance and 200 purchased.
 	var old []string
 	for range 8 {
-		id := uuid.NewString()
-		if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 150}); err != nil {
-			t.Fatal(err)
-		}
+		id := pgtest.Reserve(t, s, "quin", "standard", 150)
 		old = append(old, id)
 	}
 	if u := pgtest.CheckedUser(t, s, "quin"); u.AllowanceCredits != 0 || u.PurchasedCredits != 200 {
@@ -180,16 +161,10 @@ func TestRenewalRacesSettlements(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-gate
-			id := uuid.NewString()
-			_, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 40})
-			switch {
-			case err == nil:
+			if id, ok := pgtest.TryReserve(t, s, "quin", "standard", 40); ok {
 				mu.Lock()
 				fresh = append(fresh, id)
 				mu.Unlock()
-			case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
-			default:
-				t.Error(err)
 			}
 		}()
 	}

@@ -105,9 +105,7 @@ func TestInsufficientCredits(t *testing.T) {
 func TestConcurrencyLimit(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Reserve(t, s, "dan", "fast", 1)
 	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1})
 	if !errors.Is(err, store.ErrConcurrencyLimit) {
 		t.Fatalf("err = %v, want concurrency limit (Free allows 1)", err)
@@ -119,9 +117,7 @@ func TestConcurrencyLimit(t *testing.T) {
 func TestReserveRace(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.SetPlan(ctx, "erin", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.SetPlan(t, s, "erin", "pro")
 	// Spend most of the allowance so that credits, not only concurrency, run out.
 	big := uuid.NewString()
 	if _, err := s.ReserveJob(ctx, store.NewJob{ID: big, UserID: "erin", Spec: job.Spec{Mode: "standard", Resolution: "4K"}, Pages: 249}); err != nil {
@@ -167,10 +163,7 @@ func TestReserveRace(t *testing.T) {
 func TestDeleteJob(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	id := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "fay", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err != nil {
-		t.Fatal(err)
-	}
+	id := pgtest.Reserve(t, s, "fay", "fast", 1)
 	if _, err := s.DeleteJob(ctx, id, "mallory"); !errors.Is(err, store.ErrForbidden) {
 		t.Fatalf("delete by stranger: %v", err)
 	}
@@ -188,9 +181,7 @@ func TestDeleteJob(t *testing.T) {
 func TestFreePeriodRollsOver(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "gus", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 3}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Reserve(t, s, "gus", "standard", 3)
 	nextMonth := s.WithClock(func() time.Time { return time.Now().AddDate(0, 1, 0) })
 	u, err := nextMonth.EnsureUser(ctx, "gus")
 	if err != nil {
@@ -212,13 +203,8 @@ func TestFreePeriodRollsOver(t *testing.T) {
 func TestSettlementRaces(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.SetPlan(ctx, "hal", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
-	jobID := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: jobID, UserID: "hal", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 10}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.SetPlan(t, s, "hal", "pro")
+	jobID := pgtest.Reserve(t, s, "hal", "advanced", 10)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	settlements := map[bool]int{} // Already → count
@@ -240,10 +226,7 @@ func TestSettlementRaces(t *testing.T) {
 		}()
 		go func() { // other uploads of the same user meanwhile
 			defer wg.Done()
-			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1})
-			if err != nil && !errors.Is(err, store.ErrConcurrencyLimit) && !errors.Is(err, store.ErrInsufficientCredits) {
-				t.Error(err)
-			}
+			pgtest.TryReserve(t, s, "hal", "standard", 1)
 		}()
 		go func() { // an operator's grant, retried with the same key
 			defer wg.Done()
@@ -266,10 +249,7 @@ func TestSettlementRaces(t *testing.T) {
 	}
 	// A delete racing the settlement of another job: settled once, marked deleted, told so. It is
 	// another user's, since the reservations above may have filled hal's concurrent-job slots.
-	other := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: other, UserID: "ida", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 2}); err != nil {
-		t.Fatal(err)
-	}
+	other := pgtest.Reserve(t, s, "ida", "fast", 2)
 	var deleted bool
 	wg.Add(2)
 	go func() {

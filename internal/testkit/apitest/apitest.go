@@ -542,9 +542,7 @@ func (e *Env) Blobs(jobID string) int {
 // SetPlan puts the user on the plan for a month from now.
 func (e *Env) SetPlan(userID, plan string) {
 	e.T.Helper()
-	if _, err := e.Store.SetPlan(context.Background(), userID, plan, time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		e.T.Fatalf("putting %s on %s: %v", userID, plan, err)
-	}
+	pgtest.SetPlan(e.T, e.Store, userID, plan)
 }
 
 // Balance returns a user's allowance and purchased credits and checks they equal the ledger.
