@@ -34,13 +34,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 			"price_pack500", "cus_gil", "", fmt.Sprintf("pi_g%d", round), 5000)))
 		u := h.user("gil")
 		if left := u.Available() - 5; left > 0 && u.DebtCredits == 0 {
-			id := uuid.NewString()
-			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "gil", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: int(left)}); err != nil {
-				t.Fatalf("round %d: spending down: %v", round, err)
-			}
-			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: int(left), FinishedAt: h.clock.Now()}); err != nil {
-				t.Fatal(err)
-			}
+			h.spend("gil", int(left))
 		}
 		refund := h.event("charge.refunded", t0.Add(time.Duration(round)*time.Minute),
 			chargeObj("ch_g", "pi_g", 5000, int64(round)*500, nil))

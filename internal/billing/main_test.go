@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/vtsproject/vts/internal/billing"
@@ -284,11 +282,10 @@ func chargeObj(id, paymentIntent string, amount, refunded int64, meta map[string
 }
 
 // race releases at once: every event delivered twice, the first two of jobs settled, and n
-// reservations of pages pages for user; then it settles every job the race left open and
+// reservations of pages pages in mode for user; then it settles every job, twice at once, and
 // returns all the jobs. Errors other than a refused reservation fail the test, prefixed by label.
-func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []string, user string, spec job.Spec, pages, n int) []string {
+func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []string, user, mode string, pages, n int) []string {
 	t.Helper()
-	ctx := context.Background()
 	gate := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -304,31 +301,26 @@ func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []strin
 			}()
 		}
 	}
-	for _, id := range jobs[:2] {
+	settle := func(id string) {
+		defer wg.Done()
+		<-gate
+		if _, err := h.st.FinishJob(context.Background(), job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
+			t.Errorf("%ssettling %s: %v", label, id, err)
+		}
+	}
+	for _, id := range jobs[:min(2, len(jobs))] {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
-			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-				t.Error(err)
-			}
-		}()
+		go settle(id)
 	}
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-gate
-			id := uuid.NewString()
-			_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: user, Spec: spec, Pages: pages})
-			switch {
-			case err == nil:
+			if id, ok := pgtest.TryReserve(t, h.st, user, mode, pages); ok {
 				mu.Lock()
 				jobs = append(jobs, id)
 				mu.Unlock()
-			case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
-			default:
-				t.Error(err)
 			}
 		}()
 	}
@@ -336,9 +328,10 @@ func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []strin
 	wg.Wait()
 	h.user(user)
 	for _, id := range jobs {
-		if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-			t.Fatal(err)
-		}
+		wg.Add(2)
+		go settle(id)
+		go settle(id)
 	}
+	wg.Wait()
 	return jobs
 }

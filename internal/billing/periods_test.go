@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // The renewal's invoice.paid arrives while jobs of the old period run. A job that settles after it
@@ -27,15 +26,7 @@ func TestRenewalWebhookMidJob(t *testing.T) {
 	if u := h.user("rae"); u.Plan != "pro" || u.AllowanceCredits != 1000 {
 		t.Fatalf("after the first invoice: %+v", u)
 	}
-	reserve := func(pages int) string {
-		t.Helper()
-		id := uuid.NewString()
-		if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "rae", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: pages}); err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	settleRace, settleLater := reserve(300), reserve(400)
+	settleRace, settleLater := pgtest.Reserve(t, h.st, "rae", "standard", 300), pgtest.Reserve(t, h.st, "rae", "standard", 400)
 	if u := h.user("rae"); u.AllowanceCredits != 300 {
 		t.Fatalf("after reserving: %+v", u)
 	}
