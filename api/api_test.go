@@ -22,6 +22,7 @@ import (
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 type accepted struct {
@@ -410,10 +411,7 @@ func TestFiftyConcurrentUploads(t *testing.T) {
 	ctx := context.Background()
 	env.SetPlan("racer", "pro")
 	// Spend all but 6 credits of the 1000 allowance.
-	seed := uuid.NewString()
-	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: seed, UserID: "racer", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 497}); err != nil {
-		t.Fatal(err)
-	}
+	seed := pgtest.Reserve(t, env.Store, "racer", "advanced", 497)
 	if _, err := env.Store.FinishJob(ctx, job.Outcome{JobID: seed, Status: "completed", PagesDone: 497, FinishedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/job"
-	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // streamUpload sends a translate request of pages copies of page over a raw connection, fields
@@ -125,10 +125,7 @@ func TestRefusedUploadStopsReading(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	ctx := context.Background()
 	// Spend 9 of the Free plan's 10 credits.
-	seed := uuid.NewString()
-	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: seed, UserID: "thrifty", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 9}); err != nil {
-		t.Fatal(err)
-	}
+	seed := pgtest.Reserve(t, env.Store, "thrifty", "standard", 9)
 	if _, err := env.Store.FinishJob(ctx, job.Outcome{JobID: seed, Status: "completed", PagesDone: 9, FinishedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
