@@ -25,11 +25,7 @@ import (
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
-type accepted struct {
-	JobID         string `json:"jobId"`
-	Mode          string `json:"mode"`
-	CreditsNeeded int    `json:"creditsNeeded"`
-}
+type accepted = apitest.Accepted
 
 // upload uploads n small pages, page1.png to pageN.png, for user and returns the accepted job.
 func upload(t *testing.T, env *apitest.Env, user string, n int, extra ...[2]string) accepted {
@@ -38,22 +34,7 @@ func upload(t *testing.T, env *apitest.Env, user string, n int, extra ...[2]stri
 	for i := 0; i < n; i++ {
 		files = append(files, apitest.File{Name: fmt.Sprintf("page%d.png", i+1), Data: apitest.PNG(t, 40, 30, byte(i))})
 	}
-	return uploadFiles(t, env, append([][2]string{{"userId", user}}, extra...), files...)
-}
-
-// uploadFiles uploads the given pages and returns the accepted job, which its Location names.
-func uploadFiles(t *testing.T, env *apitest.Env, fields [][2]string, files ...apitest.File) accepted {
-	t.Helper()
-	resp := env.Upload(fields, files...)
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var a accepted
-	resp.JSON(t, &a)
-	if resp.Header.Get("Location") != "/api/jobs/"+a.JobID {
-		t.Fatalf("Location = %q", resp.Header.Get("Location"))
-	}
-	return a
+	return env.UploadAccepted(t, append([][2]string{{"userId", user}}, extra...), files...)
 }
 
 // terminal waits for the job to end and returns its record.
@@ -266,52 +247,6 @@ func TestUploadFollowDownloadDelete(t *testing.T) {
 	}
 }
 
-func TestUploadErrors(t *testing.T) {
-	env := apitest.Start(t, apitest.Options{})
-	page := apitest.File{Name: "p.png", Data: apitest.PNG(t, 20, 20, 1)}
-	cases := []struct {
-		name   string
-		fields [][2]string
-		files  []apitest.File
-		status int
-		code   string
-	}{
-		{"no files", [][2]string{{"userId", "u"}}, nil, 400, "no_files"},
-		{"no user", nil, []apitest.File{page}, 400, "missing_user_id"},
-		{"bad mode", [][2]string{{"userId", "u"}, {"mode", "turbo"}}, []apitest.File{page}, 400, "invalid_mode"},
-		{"bad resolution", [][2]string{{"userId", "u"}, {"resolution", "8K"}}, []apitest.File{page}, 400, "invalid_resolution"},
-		{"bad lettering", [][2]string{{"userId", "u"}, {"lettering", "UPPER"}}, []apitest.File{page}, 400, "invalid_lettering"},
-		{"bad language", [][2]string{{"userId", "u"}, {"targetLang", "klingon"}}, []apitest.File{page}, 400, "unsupported_language"},
-		{"auto target", [][2]string{{"userId", "u"}, {"targetLang", "auto"}}, []apitest.File{page}, 400, "unsupported_language"},
-		{"engine refuses", [][2]string{{"userId", "u"}, {"targetLang", "xx"}}, []apitest.File{page}, 400, "unsupported_language"},
-		{"not an image", [][2]string{{"userId", "u"}}, []apitest.File{{Name: "p.png", Data: []byte("<svg xmlns='http://www.w3.org/2000/svg'/>")}}, 415, "unsupported_media_type"},
-		{"truncated", [][2]string{{"userId", "u"}}, []apitest.File{{Name: "p.png", Data: page.Data[:len(page.Data)-20]}}, 422, "corrupt_image"},
-		{"insufficient credits", [][2]string{{"userId", "u"}, {"mode", "advanced"}, {"resolution", "4K"}}, []apitest.File{page, page}, 402, "insufficient_credits"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			resp := env.Upload(c.fields, c.files...)
-			if resp.Status != c.status || resp.ErrorCode() != c.code {
-				t.Fatalf("got %d %s, want %d %s", resp.Status, resp.Body, c.status, c.code)
-			}
-			if resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
-				t.Errorf("error Content-Type = %q", resp.Header.Get("Content-Type"))
-			}
-		})
-	}
-	if n := env.Blobs(""); n != 0 {
-		t.Errorf("%d blobs orphaned by refused uploads", n)
-	}
-	if al, _ := env.Balance("u"); al != 10 {
-		t.Errorf("refused uploads moved credits: allowance %d", al)
-	}
-	// A JSON body where multipart belongs.
-	resp := env.Do("POST", "/api/translate", strings.NewReader(`{"userId":"u"}`), http.Header{"Content-Type": {"application/json"}})
-	if resp.Status != 415 || resp.ErrorCode() != "expected_multipart" {
-		t.Errorf("JSON upload: %d %s", resp.Status, resp.Body)
-	}
-}
-
 // The Free plan allows 5 MB per file and one job at a time.
 func TestPlanLimitsAtUpload(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{BlockSubstring: "slow"}})
@@ -396,6 +331,34 @@ func TestJobEndpointsStatuses(t *testing.T) {
 	}
 }
 
+// countStatuses sends requests from clients at once, each client each of its requests in turn,
+// and counts the answers' statuses; req makes client i's requests.
+func countStatuses(t *testing.T, clients, each int, req func(i int) *http.Request) map[int]int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				resp, err := http.DefaultClient.Do(req(c))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return statuses
+}
+
 // waitFor polls cond; the test's own deadline, not a wall-clock limit here, bounds it.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -415,28 +378,12 @@ func TestFiftyConcurrentUploads(t *testing.T) {
 	if _, err := env.Store.FinishJob(ctx, job.Outcome{JobID: seed, Status: "completed", PagesDone: 497, FinishedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	for i := 0; i < 50; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body, ct := apitest.Form([][2]string{{"userId", "racer"}}, apitest.File{Name: "page.png", Data: apitest.PNG(t, 10, 10, byte(i))})
-			req, _ := http.NewRequest("POST", env.URL+"/api/translate", body)
-			req.Header.Set("Content-Type", ct)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			resp.Body.Close()
-			mu.Lock()
-			statuses[resp.StatusCode]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	statuses := countStatuses(t, 50, 1, func(i int) *http.Request {
+		body, ct := apitest.Form([][2]string{{"userId", "racer"}}, apitest.File{Name: "page.png", Data: apitest.PNG(t, 10, 10, byte(i))})
+		req, _ := http.NewRequest("POST", env.URL+"/api/translate", body)
+		req.Header.Set("Content-Type", ct)
+		return req
+	})
 	if statuses[202] != 6 || statuses[202]+statuses[402]+statuses[429] != 50 {
 		t.Fatalf("statuses = %v, want 6 accepted and the rest 402 or 429", statuses)
 	}

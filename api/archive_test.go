@@ -24,7 +24,7 @@ func TestChapterUploadAndCBZDownload(t *testing.T) {
 	const user = "reader"
 	env.SetPlan(user, "pro")
 	page := hostile(t, "page.png")
-	a := uploadFiles(t, env, [][2]string{{"userId", user}, {"targetLang", "es"}, {"mode", "fast"}},
+	a := env.UploadAccepted(t, [][2]string{{"userId", user}, {"targetLang", "es"}, {"mode", "fast"}},
 		apitest.File{Name: "cover.png", Data: page},
 		apitest.File{Name: "chapter.cbz", Data: hostile(t, "chapter.cbz"), Type: "application/octet-stream"},
 		apitest.File{Name: "afterword.png", Data: page})

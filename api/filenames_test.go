@@ -64,7 +64,7 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 	for i, n := range names { // page i is 20+i pixels wide
 		files = append(files, apitest.File{Name: n, Data: apitest.PNG(t, 20+i, 10, byte(i))})
 	}
-	a := uploadFiles(t, env, [][2]string{{"userId", user}}, files...)
+	a := env.UploadAccepted(t, [][2]string{{"userId", user}}, files...)
 	j := terminal(t, env, a.JobID)
 	if j.Status != job.Completed || len(j.Results) != len(names) || len(j.Errors) != 0 {
 		t.Fatalf("job = %s, %d results, errors %+v", j.Status, len(j.Results), j.Errors)

@@ -39,7 +39,7 @@ func checkErrorShape(t *testing.T, r *apitest.Response) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.Unmarshal(r.Body, &e) != nil ||
+	if r.Header.Get("Content-Type") != "application/json; charset=utf-8" || json.Unmarshal(r.Body, &e) != nil ||
 		e.Error == nil || e.Error.Code == "" || e.Error.Message == "" {
 		t.Fatalf("%d answered outside the error shape: %s %q", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
@@ -97,21 +97,19 @@ func TestHostileUploadsRefused(t *testing.T) {
 		{"invalid UTF-8 in customPrompt", with("customPrompt", "\xff\xfe\xfd"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_utf8"},
 		{"invalid UTF-8 in userId", [][2]string{{"userId", "u\xc3\x28"}}, []apitest.File{file("p.png", "page.png")}, 400, "invalid_utf8"},
 		{"unknown mode", with("mode", "ludicrous"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_mode"},
+		{"unknown lettering", with("lettering", "UPPER"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_lettering"},
 		{"unknown resolution", with("resolution", "16K"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_resolution"},
 		{"unknown source language", with("sourceLang", "elvish"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
 		{"unknown target language", with("targetLang", "qq"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
+		{"auto target language", with("targetLang", "auto"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
+		{"a language the engine refuses", with("targetLang", "xx"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
+		{"not an image", uid, []apitest.File{{Name: "p.png", Data: []byte("<svg xmlns='http://www.w3.org/2000/svg'/>")}}, 415, "unsupported_media_type"},
+		{"insufficient credits", with("mode", "advanced", "resolution", "4K"), []apitest.File{file("p.png", "page.png"), file("q.png", "page.png")}, 402, "insufficient_credits"},
 		{"no files", uid, nil, 400, "no_files"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := env.Upload(c.fields, c.files...)
-			if r.Status >= 500 || r.Status != c.status || r.ErrorCode() != c.code {
-				t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, c.status, c.code)
-			}
-			checkErrorShape(t, r)
-			if n := env.Blobs(""); n != 0 {
-				t.Fatalf("%d blobs orphaned", n)
-			}
+			checkRefused(t, env, env.Upload(c.fields, c.files...), c.status, c.code)
 		})
 	}
 
@@ -192,7 +190,7 @@ func TestHostileUploadsAccepted(t *testing.T) {
 		{Name: "..", Data: page},
 		{Name: "", Data: page},
 	}
-	a := uploadFiles(t, env, [][2]string{{"userId", user}}, files...)
+	a := env.UploadAccepted(t, [][2]string{{"userId", user}}, files...)
 	j := terminal(t, env, a.JobID)
 	if j.Status != job.Completed || len(j.Results) != len(files) || len(j.Errors) != 0 {
 		t.Fatalf("job = %s, %d results, errors %+v", j.Status, len(j.Results), j.Errors)

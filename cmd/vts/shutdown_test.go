@@ -47,16 +47,9 @@ func TestSIGTERMMidJob(t *testing.T) {
 		}
 	}()
 
-	resp := env.Upload([][2]string{{"userId", "sigterm-user"}},
+	accepted := env.UploadAccepted(t, [][2]string{{"userId", "sigterm-user"}},
 		apitest.File{Name: "page1.png", Data: apitest.PNG(t, 40, 30, 1)},
 		apitest.File{Name: "page2.png", Data: apitest.PNG(t, 40, 30, 2)})
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var accepted struct {
-		JobID string `json:"jobId"`
-	}
-	resp.JSON(t, &accepted)
 	wfID := job.WorkflowID(accepted.JobID)
 	ctx := context.Background()
 

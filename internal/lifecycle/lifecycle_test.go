@@ -33,24 +33,13 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-type accepted struct {
-	JobID         string `json:"jobId"`
-	CreditsNeeded int    `json:"creditsNeeded"`
-}
-
-func upload(t *testing.T, env *apitest.Env, user string, names ...string) accepted {
+func upload(t *testing.T, env *apitest.Env, user string, names ...string) apitest.Accepted {
 	t.Helper()
 	var files []apitest.File
 	for i, n := range names {
 		files = append(files, apitest.File{Name: n, Data: apitest.PNG(t, 40, 30, byte(i))})
 	}
-	r := env.Upload([][2]string{{"userId", user}}, files...)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var a accepted
-	r.JSON(t, &a)
-	return a
+	return env.UploadAccepted(t, [][2]string{{"userId", user}}, files...)
 }
 
 func pages(n int) []string {

@@ -500,6 +500,29 @@ func (e *Env) Upload(fields [][2]string, files ...File) *Response {
 	return e.Do(http.MethodPost, "/api/translate", body, http.Header{"Content-Type": {ct}})
 }
 
+// Accepted is the answer to an accepted upload.
+type Accepted struct {
+	JobID         string `json:"jobId"`
+	Mode          string `json:"mode"`
+	CreditsNeeded int    `json:"creditsNeeded"`
+}
+
+// UploadAccepted is Upload for an upload the test expects to be accepted: anything but a 202
+// whose Location names the new job fails t.
+func (e *Env) UploadAccepted(t testing.TB, fields [][2]string, files ...File) Accepted {
+	t.Helper()
+	resp := e.Upload(fields, files...)
+	if resp.Status != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
+	}
+	var a Accepted
+	resp.JSON(t, &a)
+	if resp.Header.Get("Location") != "/api/jobs/"+a.JobID {
+		t.Fatalf("Location = %q", resp.Header.Get("Location"))
+	}
+	return a
+}
+
 // PNG draws a small page of w×h pixels with a pattern, so that each page differs by seed.
 func PNG(t testing.TB, w, h int, seed byte) []byte {
 	return Image(t, w, h, seed, imageio.PNG)
