@@ -359,6 +359,16 @@ func countStatuses(t *testing.T, clients, each int, req func(i int) *http.Reques
 	return statuses
 }
 
+// withLimits is an apitest.Options.Configure that gives the server the default limits as change
+// leaves them.
+func withLimits(change func(*api.Limits)) func(*api.Server) {
+	return func(s *api.Server) {
+		l := api.DefaultLimits()
+		change(&l)
+		s.Limits = &l
+	}
+}
+
 // waitFor polls cond; the test's own deadline, not a wall-clock limit here, bounds it.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -401,14 +411,9 @@ func TestFiftyConcurrentUploads(t *testing.T) {
 func TestSSEThousandWatchersSharePoller(t *testing.T) {
 	gate := make(chan struct{})
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Gate: gate}, Parallelism: 1,
-		Configure: func(s *api.Server) {
-			// A thousand watchers from one address, as behind a proxy: the address limits are not
-			// what this test is about.
-			l := api.DefaultLimits()
-			l.AddressBurst = 10000
-			l.StreamsPerAddress = 0
-			s.Limits = &l
-		}})
+		// A thousand watchers from one address, as behind a proxy: the address limits are not
+		// what this test is about.
+		Configure: withLimits(func(l *api.Limits) { l.AddressBurst, l.StreamsPerAddress = 10000, 0 })})
 	a := upload(t, env, "crowd", 2)
 	const watchers = 1000
 	hub := env.Jobs.Hub()

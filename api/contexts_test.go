@@ -138,11 +138,7 @@ func TestStalledDownloadIsCutOff(t *testing.T) {
 func TestSSEStreamsPerAddressCap(t *testing.T) {
 	gate := make(chan struct{})
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Gate: gate}, Parallelism: 1,
-		Configure: func(s *api.Server) {
-			l := api.DefaultLimits()
-			l.StreamsPerAddress = 3
-			s.Limits = &l
-		}})
+		Configure: withLimits(func(l *api.Limits) { l.StreamsPerAddress = 3 })})
 	defer close(gate)
 	a := upload(t, env, "streamer", 1)
 	open := func() *http.Response {

@@ -7,8 +7,25 @@ import (
 	"time"
 
 	"github.com/vtsproject/vts/internal/job"
+	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
+
+// proWithCredits puts the user on Pro for a period that began an hour ago, with purchased
+// credits granted, and returns when that period ends (the renewal) and when the next one does.
+func proWithCredits(t *testing.T, s *store.Store, userID string, credits int64) (renewal, next time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	renewal, next = start.AddDate(0, 1, 0), start.AddDate(0, 2, 0)
+	if _, err := s.SetPlan(ctx, userID, "pro", start, renewal); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GrantCredits(ctx, userID, credits, "operator_grant", "grant:"+userID); err != nil {
+		t.Fatal(err)
+	}
+	return renewal, next
+}
 
 // A job that reserved last period's allowance and ends after the renewal: its unspent allowance
 // lapses with the period it came from instead of growing the new one, and its unprocessed pages
@@ -16,14 +33,7 @@ import (
 func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	p1 := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-	p2, p3 := p1.AddDate(0, 1, 0), p1.AddDate(0, 2, 0)
-	if _, err := s.SetPlan(ctx, "ora", "pro", p1, p2); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.GrantCredits(ctx, "ora", 50, "operator_grant", "grant:ora"); err != nil {
-		t.Fatal(err)
-	}
+	p2, p3 := proWithCredits(t, s, "ora", 50)
 	old := pgtest.Reserve(t, s, "ora", "standard", 300)
 	// Spend the rest of the allowance and 20 purchased credits in a second job of the old period.
 	mixed := pgtest.Reserve(t, s, "ora", "standard", 720)
@@ -101,19 +111,11 @@ func TestFreeRolloverThenOldRefund(t *testing.T) {
 func TestRenewalRacesSettlements(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	p1 := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-	p2, p3 := p1.AddDate(0, 1, 0), p1.AddDate(0, 2, 0)
-	if _, err := s.SetPlan(ctx, "quin", "pro", p1, p2); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.GrantCredits(ctx, "quin", 400, "operator_grant", "grant:quin"); err != nil {
-		t.Fatal(err)
-	}
+	p2, p3 := proWithCredits(t, s, "quin", 400)
 	// Eight jobs of the old period, 150 credits each: 1000 of allowance and 200 purchased.
 	var old []string
 	for range 8 {
-		id := pgtest.Reserve(t, s, "quin", "standard", 150)
-		old = append(old, id)
+		old = append(old, pgtest.Reserve(t, s, "quin", "standard", 150))
 	}
 	if u := pgtest.CheckedUser(t, s, "quin"); u.AllowanceCredits != 0 || u.PurchasedCredits != 200 {
 		t.Fatalf("before the race: %+v", u)
