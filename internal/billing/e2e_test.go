@@ -22,8 +22,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, false)
 	t0 := h.clock.Now()
-	start := t0.Add(-time.Hour)
-	h.must(h.event("invoice.paid", t0, invoiceObj("in_0", "gil", "cus_gil", "sub_g", "price_pro", start, start.AddDate(0, 1, 0))))
+	start, _ := h.subscribePro("in_0", "gil", "sub_g")
 	h.must(h.event("checkout.session.completed", t0, sessionObj("cs_g", "payment", "gil", "price_pack500", "cus_gil", "", "pi_g", 5000)))
 
 	var refused, reserved int

@@ -139,6 +139,17 @@ func newHarness(t *testing.T, withStripe bool) *harness {
 	return h
 }
 
+// subscribePro pays the first invoice, invoiceID, of user's Pro subscription sub (customer
+// cus_<user>) for the month that began an hour before the clock, and returns that month.
+func (h *harness) subscribePro(invoiceID, user, sub string) (start, end time.Time) {
+	h.t.Helper()
+	now := h.clock.Now()
+	start = now.Add(-time.Hour)
+	end = start.AddDate(0, 1, 0)
+	h.must(h.event("invoice.paid", now, invoiceObj(invoiceID, user, "cus_"+user, sub, "price_pro", start, end)))
+	return start, end
+}
+
 // event builds a Stripe event around obj.
 func (h *harness) event(typ string, created time.Time, obj any) []byte {
 	return h.eventVersion(typ, created, obj, "2023-10-16")

@@ -97,9 +97,7 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, false)
 	t0 := h.clock.Now()
-	start := t0.Add(-time.Hour)
-	end := start.AddDate(0, 1, 0)
-	h.must(h.event("invoice.paid", t0, invoiceObj("in_s1", "sal", "cus_sal", "sub_s", "price_pro", start, end)))
+	_, end := h.subscribePro("in_s1", "sal", "sub_s")
 	var jobs []string
 	for range 4 {
 		jobs = append(jobs, pgtest.Reserve(t, h.st, "sal", "standard", 200))
