@@ -410,9 +410,7 @@ func TestReconcileSchedule(t *testing.T) {
 func TestDeleteRacesSettlement(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Latency: 100 * time.Millisecond}, Parallelism: 2})
 	ctx := context.Background()
-	if _, err := env.Store.SetPlan(ctx, "racer", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan("racer", "pro")
 	before, _ := env.Balance("racer")
 	var ids []string
 	done := make(chan struct{})
