@@ -66,14 +66,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 			}()
 		}
 		for _, p := range [][]byte{refund, renewal} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				if err := h.deliver(p); err != nil {
-					t.Errorf("round %d: %s: %v", round, eventType(p), err)
-				}
-			}()
+			h.deliverAtGate(t, &wg, gate, fmt.Sprintf("round %d: ", round), p)
 		}
 		close(gate)
 		wg.Wait()

@@ -292,6 +292,19 @@ func chargeObj(id, paymentIntent string, amount, refunded int64, meta map[string
 		"payment_intent": paymentIntent, "invoice": nil, "metadata": meta}
 }
 
+// deliverAtGate delivers the event on a goroutine of wg once gate is closed; an error fails t,
+// prefixed by label.
+func (h *harness) deliverAtGate(t *testing.T, wg *sync.WaitGroup, gate <-chan struct{}, label string, payload []byte) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-gate
+		if err := h.deliver(payload); err != nil {
+			t.Errorf("%s%s: %v", label, eventType(payload), err)
+		}
+	}()
+}
+
 // race releases at once: every event delivered twice, the first two of jobs settled, and n
 // reservations of pages pages in mode for user; then it settles every job, twice at once, and
 // returns all the jobs. Errors other than a refused reservation fail the test, prefixed by label.
@@ -301,16 +314,8 @@ func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []strin
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for _, p := range events {
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				if err := h.deliver(p); err != nil {
-					t.Errorf("%s%s: %v", label, eventType(p), err)
-				}
-			}()
-		}
+		h.deliverAtGate(t, &wg, gate, label, p)
+		h.deliverAtGate(t, &wg, gate, label, p)
 	}
 	settle := func(id string) {
 		defer wg.Done()

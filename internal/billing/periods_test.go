@@ -37,14 +37,8 @@ func TestRenewalWebhookMidJob(t *testing.T) {
 	var mu sync.Mutex
 	var sets []*store.Settlement
 	for range 2 {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			<-gate
-			if err := h.deliver(renewal); err != nil {
-				t.Error(err)
-			}
-		}()
+		h.deliverAtGate(t, &wg, gate, "", renewal)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-gate
