@@ -22,30 +22,41 @@ import (
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
-type accepted struct {
-	JobID         string `json:"jobId"`
-	Mode          string `json:"mode"`
-	CreditsNeeded int    `json:"creditsNeeded"`
-}
+type accepted = apitest.Accepted
 
+// upload uploads n small pages, page1.png to pageN.png, for user and returns the accepted job.
 func upload(t *testing.T, env *apitest.Env, user string, n int, extra ...[2]string) accepted {
 	t.Helper()
 	var files []apitest.File
 	for i := 0; i < n; i++ {
 		files = append(files, apitest.File{Name: fmt.Sprintf("page%d.png", i+1), Data: apitest.PNG(t, 40, 30, byte(i))})
 	}
-	resp := env.Upload(append([][2]string{{"userId", user}}, extra...), files...)
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
+	return env.UploadAccepted(t, append([][2]string{{"userId", user}}, extra...), files...)
+}
+
+// terminal waits for the job to end and returns its record.
+func terminal(t *testing.T, env *apitest.Env, jobID string) *store.Job {
+	t.Helper()
+	var j *store.Job
+	waitFor(t, func() bool {
+		var err error
+		j, err = env.Store.GetJob(context.Background(), jobID)
+		return err == nil && j.Terminal()
+	})
+	return j
+}
+
+// openZip opens a downloaded archive.
+func openZip(t *testing.T, resp *apitest.Response) *zip.Reader {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	var a accepted
-	resp.JSON(t, &a)
-	if resp.Header.Get("Location") != "/api/jobs/"+a.JobID {
-		t.Fatalf("Location = %q", resp.Header.Get("Location"))
-	}
-	return a
+	return zr
 }
 
 // sseEvent is one parsed SSE message.
@@ -157,10 +168,7 @@ func TestUploadFollowDownloadDelete(t *testing.T) {
 		!strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment") || resp.Header.Get("ETag") == "" {
 		t.Fatalf("download: %d %v", resp.Status, resp.Header)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openZip(t, resp)
 	// The pages first, in upload order, then their transcripts, then their cleaned versions.
 	var names []string
 	for _, f := range zr.File {
@@ -236,52 +244,6 @@ func TestUploadFollowDownloadDelete(t *testing.T) {
 	}
 	if r := env.Do("GET", last.Results[0].URL, nil, nil); r.Status != http.StatusNotFound {
 		t.Errorf("output after delete: %d", r.Status)
-	}
-}
-
-func TestUploadErrors(t *testing.T) {
-	env := apitest.Start(t, apitest.Options{})
-	page := apitest.File{Name: "p.png", Data: apitest.PNG(t, 20, 20, 1)}
-	cases := []struct {
-		name   string
-		fields [][2]string
-		files  []apitest.File
-		status int
-		code   string
-	}{
-		{"no files", [][2]string{{"userId", "u"}}, nil, 400, "no_files"},
-		{"no user", nil, []apitest.File{page}, 400, "missing_user_id"},
-		{"bad mode", [][2]string{{"userId", "u"}, {"mode", "turbo"}}, []apitest.File{page}, 400, "invalid_mode"},
-		{"bad resolution", [][2]string{{"userId", "u"}, {"resolution", "8K"}}, []apitest.File{page}, 400, "invalid_resolution"},
-		{"bad lettering", [][2]string{{"userId", "u"}, {"lettering", "UPPER"}}, []apitest.File{page}, 400, "invalid_lettering"},
-		{"bad language", [][2]string{{"userId", "u"}, {"targetLang", "klingon"}}, []apitest.File{page}, 400, "unsupported_language"},
-		{"auto target", [][2]string{{"userId", "u"}, {"targetLang", "auto"}}, []apitest.File{page}, 400, "unsupported_language"},
-		{"engine refuses", [][2]string{{"userId", "u"}, {"targetLang", "xx"}}, []apitest.File{page}, 400, "unsupported_language"},
-		{"not an image", [][2]string{{"userId", "u"}}, []apitest.File{{Name: "p.png", Data: []byte("<svg xmlns='http://www.w3.org/2000/svg'/>")}}, 415, "unsupported_media_type"},
-		{"truncated", [][2]string{{"userId", "u"}}, []apitest.File{{Name: "p.png", Data: page.Data[:len(page.Data)-20]}}, 422, "corrupt_image"},
-		{"insufficient credits", [][2]string{{"userId", "u"}, {"mode", "advanced"}, {"resolution", "4K"}}, []apitest.File{page, page}, 402, "insufficient_credits"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			resp := env.Upload(c.fields, c.files...)
-			if resp.Status != c.status || resp.ErrorCode() != c.code {
-				t.Fatalf("got %d %s, want %d %s", resp.Status, resp.Body, c.status, c.code)
-			}
-			if resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
-				t.Errorf("error Content-Type = %q", resp.Header.Get("Content-Type"))
-			}
-		})
-	}
-	if n := env.Blobs(""); n != 0 {
-		t.Errorf("%d blobs orphaned by refused uploads", n)
-	}
-	if al, _ := env.Balance("u"); al != 10 {
-		t.Errorf("refused uploads moved credits: allowance %d", al)
-	}
-	// A JSON body where multipart belongs.
-	resp := env.Do("POST", "/api/translate", strings.NewReader(`{"userId":"u"}`), http.Header{"Content-Type": {"application/json"}})
-	if resp.Status != 415 || resp.ErrorCode() != "expected_multipart" {
-		t.Errorf("JSON upload: %d %s", resp.Status, resp.Body)
 	}
 }
 
@@ -369,6 +331,44 @@ func TestJobEndpointsStatuses(t *testing.T) {
 	}
 }
 
+// countStatuses sends requests from clients at once, each client each of its requests in turn,
+// and counts the answers' statuses; req makes client i's requests.
+func countStatuses(t *testing.T, clients, each int, req func(i int) *http.Request) map[int]int {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				resp, err := http.DefaultClient.Do(req(c))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return statuses
+}
+
+// withLimits is an apitest.Options.Configure that gives the server the default limits as change
+// leaves them.
+func withLimits(change func(*api.Limits)) func(*api.Server) {
+	return func(s *api.Server) {
+		l := api.DefaultLimits()
+		change(&l)
+		s.Limits = &l
+	}
+}
+
 // waitFor polls cond; the test's own deadline, not a wall-clock limit here, bounds it.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -382,39 +382,18 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestFiftyConcurrentUploads(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{BlockSubstring: "page"}, NoWorker: false})
 	ctx := context.Background()
-	if _, err := env.Store.SetPlan(ctx, "racer", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan("racer", "pro")
 	// Spend all but 6 credits of the 1000 allowance.
-	seed := uuid.NewString()
-	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: seed, UserID: "racer", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 497}); err != nil {
-		t.Fatal(err)
-	}
+	seed := pgtest.Reserve(t, env.Store, "racer", "advanced", 497)
 	if _, err := env.Store.FinishJob(ctx, job.Outcome{JobID: seed, Status: "completed", PagesDone: 497, FinishedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	for i := 0; i < 50; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			body, ct := apitest.Form([][2]string{{"userId", "racer"}}, apitest.File{Name: "page.png", Data: apitest.PNG(t, 10, 10, byte(i))})
-			req, _ := http.NewRequest("POST", env.URL+"/api/translate", body)
-			req.Header.Set("Content-Type", ct)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			resp.Body.Close()
-			mu.Lock()
-			statuses[resp.StatusCode]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	statuses := countStatuses(t, 50, 1, func(i int) *http.Request {
+		body, ct := apitest.Form([][2]string{{"userId", "racer"}}, apitest.File{Name: "page.png", Data: apitest.PNG(t, 10, 10, byte(i))})
+		req, _ := http.NewRequest("POST", env.URL+"/api/translate", body)
+		req.Header.Set("Content-Type", ct)
+		return req
+	})
 	if statuses[202] != 6 || statuses[202]+statuses[402]+statuses[429] != 50 {
 		t.Fatalf("statuses = %v, want 6 accepted and the rest 402 or 429", statuses)
 	}
@@ -432,14 +411,9 @@ func TestFiftyConcurrentUploads(t *testing.T) {
 func TestSSEThousandWatchersSharePoller(t *testing.T) {
 	gate := make(chan struct{})
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Gate: gate}, Parallelism: 1,
-		Configure: func(s *api.Server) {
-			// A thousand watchers from one address, as behind a proxy: the address limits are not
-			// what this test is about.
-			l := api.DefaultLimits()
-			l.AddressBurst = 10000
-			l.StreamsPerAddress = 0
-			s.Limits = &l
-		}})
+		// A thousand watchers from one address, as behind a proxy: the address limits are not
+		// what this test is about.
+		Configure: withLimits(func(l *api.Limits) { l.AddressBurst, l.StreamsPerAddress = 10000, 0 })})
 	a := upload(t, env, "crowd", 2)
 	const watchers = 1000
 	hub := env.Jobs.Hub()

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
@@ -23,28 +22,17 @@ import (
 func TestChapterUploadAndCBZDownload(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	const user = "reader"
-	if _, err := env.Store.SetPlan(context.Background(), user, "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan(user, "pro")
 	page := hostile(t, "page.png")
-	r := env.Upload([][2]string{{"userId", user}, {"targetLang", "es"}, {"mode", "fast"}},
+	a := env.UploadAccepted(t, [][2]string{{"userId", user}, {"targetLang", "es"}, {"mode", "fast"}},
 		apitest.File{Name: "cover.png", Data: page},
 		apitest.File{Name: "chapter.cbz", Data: hostile(t, "chapter.cbz"), Type: "application/octet-stream"},
 		apitest.File{Name: "afterword.png", Data: page})
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var a accepted
-	r.JSON(t, &a)
 	need, _ := plans.Cost(5, job.Fast, job.DefaultResolution)
 	if a.CreditsNeeded != need {
 		t.Errorf("creditsNeeded = %d, want %d (five pages)", a.CreditsNeeded, need)
 	}
-	waitFor(t, func() bool {
-		j, err := env.Store.GetJob(context.Background(), a.JobID)
-		return err == nil && j.Terminal()
-	})
-	j, _ := env.Store.GetJob(context.Background(), a.JobID)
+	j := terminal(t, env, a.JobID)
 	var got []string
 	for _, res := range j.Results {
 		got = append(got, res.SourceFilename)
@@ -62,10 +50,7 @@ func TestChapterUploadAndCBZDownload(t *testing.T) {
 		!strings.Contains(resp.Header.Get("Content-Disposition"), ".cbz") {
 		t.Fatalf("cbz download: %d %q %q", resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Disposition"))
 	}
-	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openZip(t, resp)
 	var names []string
 	var info struct {
 		PageCount   int
@@ -112,9 +97,7 @@ func TestChapterUploadAndCBZDownload(t *testing.T) {
 func TestHostileArchivesRefused(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	const user = "hostile-archives"
-	if _, err := env.Store.SetPlan(context.Background(), user, "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan(user, "pro")
 	cases := []struct {
 		corpus string
 		status int

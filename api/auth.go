@@ -66,29 +66,13 @@ func bearer(r *http.Request) (string, error) {
 // Authorize checks that the request's credential, if any, is userID's; one is required when an
 // identity provider is configured.
 func (a *Auth) Authorize(r *http.Request, userID string) error {
-	cred, err := bearer(r)
+	key, claims, err := a.verify(r)
 	switch {
 	case err != nil:
 		return err
-	case cred == "" && a.Tokens == nil:
-		return nil
-	case cred == "":
-		return errAuthRequired
-	case identity.LooksLikeAPIKey(cred):
-		return a.authorizeKey(r.Context(), cred, userID)
-	case a.Tokens == nil:
-		return errNoProvider
-	}
-	claims, err := a.Tokens.Verify(r.Context(), cred)
-	if err != nil {
-		if errors.Is(err, identity.ErrUnavailable) {
-			a.log().WarnContext(r.Context(), "identity provider unavailable", "err", err)
-			return errIdentityDown
-		}
-		a.log().DebugContext(r.Context(), "ID token refused", "err", err)
-		return errInvalidToken
-	}
-	if claims.Subject != userID {
+	case key != nil:
+		return a.authorizeKey(r.Context(), key, userID)
+	case claims != nil && claims.Subject != userID:
 		return errOtherUser
 	}
 	return nil
@@ -99,27 +83,37 @@ func (a *Auth) Authorize(r *http.Request, userID string) error {
 // credential where one is required is refused whoever the request claims to be, so an upload
 // carrying one is refused before its body is read. Authorize still checks whose it is.
 func (a *Auth) Authenticate(r *http.Request) error {
+	_, _, err := a.verify(r)
+	return err
+}
+
+// verify checks the request's credential: it returns the API key's owner or the ID token's
+// claims, or neither where the request carries no credential and none is required.
+func (a *Auth) verify(r *http.Request) (*store.KeyOwner, *identity.Claims, error) {
 	cred, err := bearer(r)
 	switch {
 	case err != nil:
-		return err
+		return nil, nil, err
 	case cred == "" && a.Tokens == nil:
-		return nil
+		return nil, nil, nil
 	case cred == "":
-		return errAuthRequired
+		return nil, nil, errAuthRequired
 	case identity.LooksLikeAPIKey(cred):
-		_, err := a.apiKey(r.Context(), cred)
-		return err
+		k, err := a.apiKey(r.Context(), cred)
+		return k, nil, err
 	case a.Tokens == nil:
-		return errNoProvider
+		return nil, nil, errNoProvider
 	}
-	if _, err := a.Tokens.Verify(r.Context(), cred); err != nil {
+	claims, err := a.Tokens.Verify(r.Context(), cred)
+	if err != nil {
 		if errors.Is(err, identity.ErrUnavailable) {
-			return errIdentityDown
+			a.log().WarnContext(r.Context(), "identity provider unavailable", "err", err)
+			return nil, nil, errIdentityDown
 		}
-		return errInvalidToken
+		a.log().DebugContext(r.Context(), "ID token refused", "err", err)
+		return nil, nil, errInvalidToken
 	}
-	return nil
+	return nil, claims, nil
 }
 
 // apiKey finds a usable API key: known, not revoked, its owner on a plan with API access.
@@ -146,11 +140,8 @@ func (a *Auth) apiKey(ctx context.Context, key string) (*store.KeyOwner, error) 
 	return k, nil
 }
 
-func (a *Auth) authorizeKey(ctx context.Context, key, userID string) error {
-	k, err := a.apiKey(ctx, key)
-	if err != nil {
-		return err
-	}
+// authorizeKey checks that the usable key k is userID's, and records its use.
+func (a *Auth) authorizeKey(ctx context.Context, k *store.KeyOwner, userID string) error {
 	if k.UserID != userID {
 		return errOtherUser
 	}

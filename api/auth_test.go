@@ -122,13 +122,8 @@ func TestAPIKeys(t *testing.T) {
 		return env.Do("POST", "/api/keys", strings.NewReader(fmt.Sprintf(`{"userId":%q,"name":%q}`, user, name)), jsonHeader(cred))
 	}
 	expect(t, "a key on the Free plan", create("pro-user", "ci", ""), 403, "plan_required")
-	setPlan := func(user, plan string) {
-		if _, err := env.Store.SetPlan(ctx, user, plan, time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setPlan("pro-user", "pro")
-	setPlan("other-pro", "pro")
+	env.SetPlan("pro-user", "pro")
+	env.SetPlan("other-pro", "pro")
 	expect(t, "an empty name", create("pro-user", "  ", ""), 400, "invalid_name")
 	expect(t, "no userId", create("", "ci", ""), 400, "missing_user_id")
 
@@ -190,10 +185,10 @@ func TestAPIKeys(t *testing.T) {
 	expect(t, "a malformed key", uploadAs(env, identity.APIKeyPrefix+"short", "pro-user"), 401, "invalid_api_key")
 
 	// A downgrade takes effect on the next request; an upgrade back restores the key.
-	setPlan("pro-user", "standard")
+	env.SetPlan("pro-user", "standard")
 	expect(t, "the key after a downgrade", uploadAs(env, k.Key, "pro-user"), 403, "plan_required")
 	expect(t, "reading a job after a downgrade", env.Do("GET", "/api/jobs/"+a.JobID, nil, bearerHeader(k.Key, nil)), 403, "plan_required")
-	setPlan("pro-user", "pro")
+	env.SetPlan("pro-user", "pro")
 	expect(t, "the key back on Pro", env.Do("GET", "/api/jobs/"+a.JobID, nil, bearerHeader(k.Key, nil)), 200, "")
 
 	// Revocation: only by the owner; then the key is dead at once.

@@ -78,11 +78,7 @@ func TestStartOutlivesClientDisconnect(t *testing.T) {
 	if err := <-spy.done; err != nil {
 		t.Fatalf("the start was abandoned with its request: %v", err)
 	}
-	waitFor(t, func() bool {
-		j, err := env.Store.GetJob(context.Background(), jobID)
-		return err == nil && j.Terminal()
-	})
-	j, _ := env.Store.GetJob(context.Background(), jobID)
+	j := terminal(t, env, jobID)
 	if j.Status != job.Completed || j.Progress != 1 {
 		t.Fatalf("job ended %s with %d page(s) done; errors %v", j.Status, j.Progress, j.Errors)
 	}
@@ -142,11 +138,7 @@ func TestStalledDownloadIsCutOff(t *testing.T) {
 func TestSSEStreamsPerAddressCap(t *testing.T) {
 	gate := make(chan struct{})
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Gate: gate}, Parallelism: 1,
-		Configure: func(s *api.Server) {
-			l := api.DefaultLimits()
-			l.StreamsPerAddress = 3
-			s.Limits = &l
-		}})
+		Configure: withLimits(func(l *api.Limits) { l.StreamsPerAddress = 3 })})
 	defer close(gate)
 	a := upload(t, env, "streamer", 1)
 	open := func() *http.Response {

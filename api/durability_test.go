@@ -28,11 +28,7 @@ func TestJobSurvivesWorkerRestart(t *testing.T) {
 		t.Fatal("the job finished before the worker stopped; the test proves nothing")
 	}
 	env.StartWorker(&testengine.Engine{})
-	waitFor(t, func() bool {
-		j, err := env.Store.GetJob(ctx, a.JobID)
-		return err == nil && j.Terminal()
-	})
-	j, _ := env.Store.GetJob(ctx, a.JobID)
+	j := terminal(t, env, a.JobID)
 	if j.Status != job.Completed || len(j.Results) != 6 || len(j.Errors) != 0 {
 		t.Fatalf("after the restart: status %s, %d results, errors %v", j.Status, len(j.Results), j.Errors)
 	}
@@ -59,10 +55,7 @@ func TestJobSurvivesWorkerRestart(t *testing.T) {
 func TestUploadAcceptedWhileWorkerIsBusy(t *testing.T) {
 	eng := &testengine.Engine{BlockSubstring: "slow"}
 	env := apitest.Start(t, apitest.Options{Engine: eng, Parallelism: 8})
-	ctx := context.Background()
-	if _, err := env.Store.SetPlan(ctx, "busy", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan("busy", "pro")
 	var files []apitest.File
 	for i := 0; i < 8; i++ { // as many as the worker runs at once
 		files = append(files, apitest.File{Name: fmt.Sprintf("slow%d.png", i), Data: apitest.PNG(t, 10, 10, byte(i))})

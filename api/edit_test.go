@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -153,7 +152,7 @@ func TestEditPageRoundTrip(t *testing.T) {
 	if _, err := env.Store.GrantCredits(context.Background(), "editor", 20, "test", "grant:editor"); err != nil {
 		t.Fatal(err)
 	}
-	a := uploadFiles(t, env, [][2]string{{"userId", "editor"}, {"sourceLang", "ja"}, {"targetLang", "en"}}, files...)
+	a := env.UploadAccepted(t, [][2]string{{"userId", "editor"}, {"sourceLang", "ja"}, {"targetLang", "en"}}, files...)
 	last := finished(t, env, a.JobID)
 	if last.Status != "completed" || len(last.Results) != 2 {
 		t.Fatalf("job ended %+v", last)
@@ -403,10 +402,7 @@ func TestEditPageRoundTrip(t *testing.T) {
 		if zr.Status != 200 {
 			t.Fatalf("download: %d %s", zr.Status, zr.Body)
 		}
-		z, err := zip.NewReader(bytes.NewReader(zr.Body), int64(len(zr.Body)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		z := openZip(t, zr)
 		want := map[string][]byte{}
 		for _, r := range st.Results {
 			name := strings.TrimPrefix(strings.SplitN(r.URL, "?", 2)[0], "/api/outputs/"+a.JobID+"/")
@@ -433,7 +429,7 @@ func TestEditPageRoundTrip(t *testing.T) {
 	})
 
 	t.Run("running, expired and deleted jobs", func(t *testing.T) {
-		other := uploadFiles(t, env, [][2]string{{"userId", "editor"}, {"sourceLang", "ja"}, {"targetLang", "en"}}, files[1])
+		other := env.UploadAccepted(t, [][2]string{{"userId", "editor"}, {"sourceLang", "ja"}, {"targetLang", "en"}}, files[1])
 		if r := put(env, other.JobID, "p2.png", map[string]any{"userId": "editor", "transcript": edited}); r.Status != 409 || r.ErrorCode() != "job_not_finished" {
 			t.Errorf("edit of a running job: %d %s", r.Status, r.Body)
 		}

@@ -1,9 +1,7 @@
 package api_test
 
 import (
-	"archive/zip"
 	"bytes"
-	"context"
 	"image"
 	_ "image/png"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/vtsproject/vts/api"
@@ -26,9 +23,7 @@ import (
 func TestAwkwardFilenamesComeBack(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	const user = "namer"
-	if _, err := env.Store.SetPlan(context.Background(), user, "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan(user, "pro")
 	longCJK := strings.Repeat("長", 1000) + ".png"
 	longASCII := strings.Repeat("x", 300) + ".png"
 	names := []string{
@@ -69,20 +64,8 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 	for i, n := range names { // page i is 20+i pixels wide
 		files = append(files, apitest.File{Name: n, Data: apitest.PNG(t, 20+i, 10, byte(i))})
 	}
-	r := env.Upload([][2]string{{"userId", user}}, files...)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var a accepted
-	r.JSON(t, &a)
-	waitFor(t, func() bool {
-		j, err := env.Store.GetJob(context.Background(), a.JobID)
-		return err == nil && j.Terminal()
-	})
-	j, err := env.Store.GetJob(context.Background(), a.JobID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := env.UploadAccepted(t, [][2]string{{"userId", user}}, files...)
+	j := terminal(t, env, a.JobID)
 	if j.Status != job.Completed || len(j.Results) != len(names) || len(j.Errors) != 0 {
 		t.Fatalf("job = %s, %d results, errors %+v", j.Status, len(j.Results), j.Errors)
 	}
@@ -90,10 +73,7 @@ func TestAwkwardFilenamesComeBack(t *testing.T) {
 	if resp.Status != http.StatusOK {
 		t.Fatalf("download: %d %s", resp.Status, resp.Body)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openZip(t, resp)
 	// Pages come first; their transcripts and cleaned copies follow in folders of their own.
 	pages := 0
 	for _, f := range zr.File {

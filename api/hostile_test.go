@@ -1,8 +1,6 @@
 package api_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -42,7 +39,7 @@ func checkErrorShape(t *testing.T, r *apitest.Response) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || json.Unmarshal(r.Body, &e) != nil ||
+	if r.Header.Get("Content-Type") != "application/json; charset=utf-8" || json.Unmarshal(r.Body, &e) != nil ||
 		e.Error == nil || e.Error.Code == "" || e.Error.Message == "" {
 		t.Fatalf("%d answered outside the error shape: %s %q", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
@@ -57,9 +54,7 @@ func TestHostileUploadsRefused(t *testing.T) {
 	}
 	// 201 pages cost more than the Free plan's credits, which the intake refuses first: the file
 	// count is a Pro user's limit to meet.
-	if _, err := env.Store.SetPlan(context.Background(), user+"-pro", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan(user+"-pro", "pro")
 	page := hostile(t, "page.png")
 	file := func(name, corpus string) apitest.File { return apitest.File{Name: name, Data: hostile(t, corpus)} }
 	uid := [][2]string{{"userId", user}}
@@ -102,21 +97,19 @@ func TestHostileUploadsRefused(t *testing.T) {
 		{"invalid UTF-8 in customPrompt", with("customPrompt", "\xff\xfe\xfd"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_utf8"},
 		{"invalid UTF-8 in userId", [][2]string{{"userId", "u\xc3\x28"}}, []apitest.File{file("p.png", "page.png")}, 400, "invalid_utf8"},
 		{"unknown mode", with("mode", "ludicrous"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_mode"},
+		{"unknown lettering", with("lettering", "UPPER"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_lettering"},
 		{"unknown resolution", with("resolution", "16K"), []apitest.File{file("p.png", "page.png")}, 400, "invalid_resolution"},
 		{"unknown source language", with("sourceLang", "elvish"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
 		{"unknown target language", with("targetLang", "qq"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
+		{"auto target language", with("targetLang", "auto"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
+		{"a language the engine refuses", with("targetLang", "xx"), []apitest.File{file("p.png", "page.png")}, 400, "unsupported_language"},
+		{"not an image", uid, []apitest.File{{Name: "p.png", Data: []byte("<svg xmlns='http://www.w3.org/2000/svg'/>")}}, 415, "unsupported_media_type"},
+		{"insufficient credits", with("mode", "advanced", "resolution", "4K"), []apitest.File{file("p.png", "page.png"), file("q.png", "page.png")}, 402, "insufficient_credits"},
 		{"no files", uid, nil, 400, "no_files"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := env.Upload(c.fields, c.files...)
-			if r.Status >= 500 || r.Status != c.status || r.ErrorCode() != c.code {
-				t.Fatalf("got %d %s, want %d %s", r.Status, r.Body, c.status, c.code)
-			}
-			checkErrorShape(t, r)
-			if n := env.Blobs(""); n != 0 {
-				t.Fatalf("%d blobs orphaned", n)
-			}
+			checkRefused(t, env, env.Upload(c.fields, c.files...), c.status, c.code)
 		})
 	}
 
@@ -177,9 +170,7 @@ func checkNothingMoved(t *testing.T, env *apitest.Env, user string, allowance in
 func TestHostileUploadsAccepted(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	const user = "careful"
-	if _, err := env.Store.SetPlan(context.Background(), user, "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan(user, "pro")
 	page := hostile(t, "page.png")
 	long := strings.Repeat("長", 1000) + ".png"
 	files := []apitest.File{
@@ -199,17 +190,8 @@ func TestHostileUploadsAccepted(t *testing.T) {
 		{Name: "..", Data: page},
 		{Name: "", Data: page},
 	}
-	r := env.Upload([][2]string{{"userId", user}}, files...)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var a accepted
-	r.JSON(t, &a)
-	waitFor(t, func() bool {
-		j, err := env.Store.GetJob(context.Background(), a.JobID)
-		return err == nil && j.Terminal()
-	})
-	j, _ := env.Store.GetJob(context.Background(), a.JobID)
+	a := env.UploadAccepted(t, [][2]string{{"userId", user}}, files...)
+	j := terminal(t, env, a.JobID)
 	if j.Status != job.Completed || len(j.Results) != len(files) || len(j.Errors) != 0 {
 		t.Fatalf("job = %s, %d results, errors %+v", j.Status, len(j.Results), j.Errors)
 	}
@@ -217,10 +199,7 @@ func TestHostileUploadsAccepted(t *testing.T) {
 	if resp.Status != 200 {
 		t.Fatalf("download: %d %s", resp.Status, resp.Body)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openZip(t, resp)
 	// The pages, then transcripts/<page>.json and cleaned/<page>: the only folders are those two,
 	// and every name in them is a safe page name.
 	var names []string

@@ -25,6 +25,17 @@ func serve(t *testing.T, h http.Handler, to Timeouts) string {
 	return l.Addr().String()
 }
 
+// dial serves h as serve does and opens a connection to it, closed when the test ends.
+func dial(t *testing.T, h http.Handler, to Timeouts) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", serve(t, h, to))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
 // closedByServer reads c until the server closes it and returns what it sent before.
 func closedByServer(t *testing.T, c net.Conn) string {
 	t.Helper()
@@ -39,13 +50,8 @@ func closedByServer(t *testing.T, c net.Conn) string {
 // closes the connection without ever running the handler.
 func TestSlowlorisHeadersAreCutOff(t *testing.T) {
 	var calls atomic.Int64
-	addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }),
+	c := dial(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }),
 		Timeouts{ReadHeader: 300 * time.Millisecond, BodyIdle: time.Second, Body: time.Minute, Idle: time.Minute})
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	stop := make(chan struct{})
 	go func() {
 		// Endless headers, one byte every 20 ms: only the server can end this exchange.
@@ -79,13 +85,8 @@ func TestSlowlorisHeadersAreCutOff(t *testing.T) {
 // request's headers, once begun, are held to the deadline and answered 408 when they miss it.
 func TestHeaderDeadlineOnKeptAliveConnection(t *testing.T) {
 	var calls atomic.Int64
-	addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }),
+	c := dial(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }),
 		Timeouts{ReadHeader: 200 * time.Millisecond, BodyIdle: time.Second, Body: time.Minute, Idle: time.Minute})
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	rd := bufio.NewReader(c)
 	for i := range 2 {
 		if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
@@ -114,15 +115,10 @@ func TestHeaderDeadlineOnKeptAliveConnection(t *testing.T) {
 // timeout rather than waiting forever.
 func TestStalledBodyIsCutOff(t *testing.T) {
 	readErr := make(chan error, 1)
-	addr := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	c := dial(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := io.ReadAll(r.Body)
 		readErr <- err
 	}), Timeouts{ReadHeader: time.Second, BodyIdle: 300 * time.Millisecond, Body: time.Minute, Idle: time.Minute})
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nonly ten b"); err != nil {
 		t.Fatal(err)
 	}

@@ -115,9 +115,7 @@ func benchServer(b *testing.B) (*Server, *blob.Bucket) {
 	}
 	b.Cleanup(func() { _ = bucket.Close() })
 	st := pgtest.NewStore(b)
-	if _, err := st.SetPlan(ctx, "bench", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		b.Fatal(err)
-	}
+	pgtest.SetPlan(b, st, "bench", "pro")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	jobs := lifecycle.New(lifecycle.Config{Store: st, Bucket: bucket, Languages: engines.Static(&testengine.Engine{}), Log: log})
 	b.Cleanup(jobs.Close)

@@ -32,14 +32,19 @@ func (s *Server) keyManager(r *http.Request, userID string) error {
 	return s.authorize(r, userID)
 }
 
+// decodeAsKeyManager is decodeAsUser for the requests that manage API keys: the body's JSON
+// into v, then keyManager's check of *userID, a field of v.
+func (s *Server) decodeAsKeyManager(w http.ResponseWriter, r *http.Request, v any, userID *string) error {
+	if err := decodeJSON(w, r, v); err != nil {
+		return err
+	}
+	return s.keyManager(r, *userID)
+}
+
 // createKey is POST /api/keys: a new key for a Pro user, shown in this answer only.
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	var req keyRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, s.Log, err)
-		return
-	}
-	if err := s.keyManager(r, req.UserID); err != nil {
+	if err := s.decodeAsKeyManager(w, r, &req, &req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}
@@ -90,11 +95,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request) {
 // revokeKey is DELETE /api/keys/{id}: the key stops working on the next request.
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
 	var req deleteRequest
-	if err := decodeJSON(w, r, &req); err != nil {
-		writeError(w, r, s.Log, err)
-		return
-	}
-	if err := s.keyManager(r, req.UserID); err != nil {
+	if err := s.decodeAsKeyManager(w, r, &req, &req.UserID); err != nil {
 		writeError(w, r, s.Log, err)
 		return
 	}

@@ -61,7 +61,7 @@ func TestJapaneseWithoutLanguageModelCostsNothing(t *testing.T) {
 
 	// Under auto the page is detected as Japanese and fails with the same message, refunded:
 	// nothing lettered, nothing charged.
-	a := uploadFiles(t, env, [][2]string{{"userId", "reader"}, {"targetLang", "en"}}, page)
+	a := env.UploadAccepted(t, [][2]string{{"userId", "reader"}, {"targetLang", "en"}}, page)
 	last := finished(t, env, a.JobID)
 	if last.Status != "failed" || len(last.Results) != 0 || len(last.Errors) != 1 ||
 		!strings.Contains(last.Errors[0].Message, "ja→en needs a language-model translator") {
@@ -73,7 +73,7 @@ func TestJapaneseWithoutLanguageModelCostsNothing(t *testing.T) {
 
 	// A page without lettering comes back byte for byte, and says it found nothing to read.
 	art := artPage(t)
-	b := uploadFiles(t, env, [][2]string{{"userId", "reader"}, {"targetLang", "en"}}, apitest.File{Name: "art.png", Data: art})
+	b := env.UploadAccepted(t, [][2]string{{"userId", "reader"}, {"targetLang", "en"}}, apitest.File{Name: "art.png", Data: art})
 	last = finished(t, env, b.JobID)
 	if last.Status != "completed" || len(last.Results) != 1 {
 		t.Fatalf("art page ended %+v", last)
@@ -82,18 +82,6 @@ func TestJapaneseWithoutLanguageModelCostsNothing(t *testing.T) {
 	if out.Status != http.StatusOK || !bytes.Equal(out.Body, art) {
 		t.Fatalf("the page without text came back changed (%d, %d bytes for %d)", out.Status, len(out.Body), len(art))
 	}
-}
-
-// uploadFiles uploads the given pages and returns the accepted job.
-func uploadFiles(t *testing.T, env *apitest.Env, fields [][2]string, files ...apitest.File) accepted {
-	t.Helper()
-	resp := env.Upload(fields, files...)
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var a accepted
-	resp.JSON(t, &a)
-	return a
 }
 
 // artPage is a page of panels, tone and an empty bubble: no lettering anywhere.
@@ -132,7 +120,7 @@ func TestAutoTranslatesOrdinaryEnglishPages(t *testing.T) {
 		}
 		files = append(files, apitest.File{Name: spec.Name(), Data: p.Image})
 	}
-	a := uploadFiles(t, env, [][2]string{{"userId", "reader"}, {"targetLang", "es"}}, files...)
+	a := env.UploadAccepted(t, [][2]string{{"userId", "reader"}, {"targetLang", "es"}}, files...)
 	last := finished(t, env, a.JobID)
 	if last.Status != "completed" || len(last.Results) != 3 || len(last.Errors) != 0 {
 		t.Fatalf("auto on ordinary English pages ended %+v", last)

@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/testengine"
@@ -22,27 +21,10 @@ func TestJobStateBurstSharesPoller(t *testing.T) {
 	}
 	before := env.Jobs.Queries()
 	const clients, each = 40, 10 // 400 reads over loopback, within the address limit's burst
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	for c := 0; c < clients; c++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				resp, err := http.Get(env.URL + "/api/jobs/" + a.JobID)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				resp.Body.Close()
-				mu.Lock()
-				statuses[resp.StatusCode]++
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	statuses := countStatuses(t, clients, each, func(int) *http.Request {
+		req, _ := http.NewRequest("GET", env.URL+"/api/jobs/"+a.JobID, nil)
+		return req
+	})
 	queries := env.Jobs.Queries() - before
 	t.Logf("%d reads: statuses %v, %d workflow queries", clients*each, statuses, queries)
 	if statuses[200] != clients*each {

@@ -19,8 +19,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/job"
-	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // streamUpload sends a translate request of pages copies of page over a raw connection, fields
@@ -125,36 +125,33 @@ func TestRefusedUploadStopsReading(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	ctx := context.Background()
 	// Spend 9 of the Free plan's 10 credits.
-	seed := uuid.NewString()
-	if _, err := env.Store.ReserveJob(ctx, store.NewJob{ID: seed, UserID: "thrifty", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 9}); err != nil {
-		t.Fatal(err)
-	}
+	seed := pgtest.Reserve(t, env.Store, "thrifty", "standard", 9)
 	if _, err := env.Store.FinishJob(ctx, job.Outcome{JobID: seed, Status: "completed", PagesDone: 9, FinishedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	page := apitest.NoisePNG(t, 256, 256) // about 260 KB, so that 200 of them dwarf the socket buffers
-	resp, written, total := streamUpload(t, env, nil, [][2]string{{"userId", "thrifty"}}, true, page, 200)
-	t.Logf("no credits: %d, %d of %d bytes written", resp.StatusCode, written, total)
-	if resp.StatusCode != 402 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("200 pages with 1 credit: %d %s", resp.StatusCode, b)
-	}
-	if written > total/4 {
-		t.Fatalf("the refused upload streamed %d of %d bytes", written, total)
+	for _, c := range []struct {
+		name        string
+		header      http.Header
+		user        string
+		fieldsFirst bool
+		status      int
+	}{
+		{"200 pages with 1 credit", nil, "thrifty", true, 402},
+		{"an unknown API key", http.Header{"Authorization": {"Bearer vts_live_" + uuid.NewString()}}, "mallory", false, 401},
+	} {
+		resp, written, total := streamUpload(t, env, c.header, [][2]string{{"userId", c.user}}, c.fieldsFirst, page, 200)
+		t.Logf("%s: %d, %d of %d bytes written", c.name, resp.StatusCode, written, total)
+		if resp.StatusCode != c.status {
+			b, _ := io.ReadAll(resp.Body)
+			t.Fatalf("%s: %d %s", c.name, resp.StatusCode, b)
+		}
+		if written > total/4 {
+			t.Fatalf("%s: the refused upload streamed %d of %d bytes", c.name, written, total)
+		}
 	}
 	if al, pu := env.Balance("thrifty"); al != 1 || pu != 0 {
 		t.Fatalf("balance %d/%d, want 1/0", al, pu)
-	}
-
-	resp, written, total = streamUpload(t, env, http.Header{"Authorization": {"Bearer vts_live_" + uuid.NewString()}},
-		[][2]string{{"userId", "mallory"}}, false, page, 200)
-	t.Logf("unknown key: %d, %d of %d bytes written", resp.StatusCode, written, total)
-	if resp.StatusCode != 401 {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("an unknown API key: %d %s", resp.StatusCode, b)
-	}
-	if written > total/4 {
-		t.Fatalf("the refused upload streamed %d of %d bytes", written, total)
 	}
 	if n := env.Blobs(""); n != 0 {
 		t.Fatalf("%d blobs left behind by refused uploads", n)

@@ -76,7 +76,7 @@ func TestOperatorsFindJobsBySearchAttributes(t *testing.T) {
 	// One at a time (the Free plan runs one job at once), each followed to its end.
 	done := upload(t, env, user, 3, [2]string{"sourceLang", "en"}, [2]string{"targetLang", "es"}, [2]string{"mode", "fast"})
 	readSSE(t, env, done.JobID)
-	failed := uploadFiles(t, env, [][2]string{{"userId", user}, {"targetLang", "fr"}},
+	failed := env.UploadAccepted(t, [][2]string{{"userId", user}, {"targetLang", "fr"}},
 		apitest.File{Name: "doomed.png", Data: apitest.PNG(t, 40, 30, 9)})
 	readSSE(t, env, failed.JobID)
 	theirs := upload(t, env, other, 1)

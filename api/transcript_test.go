@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"fmt"
@@ -288,10 +287,7 @@ func TestImageOnlyEngineResults(t *testing.T) {
 		t.Errorf("a transcript the engine never kept: %d %s", r.Status, r.Body)
 	}
 	resp = env.Do("GET", "/api/download/"+a.JobID, nil, nil)
-	zr, err := zip.NewReader(bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	zr := openZip(t, resp)
 	var names []string
 	for _, f := range zr.File {
 		names = append(names, f.Name)

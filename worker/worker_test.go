@@ -21,16 +21,9 @@ func TestStopLetsRunningPagesFinish(t *testing.T) {
 	gate := make(chan struct{})
 	eng := &testengine.Engine{Gate: gate}
 	env := apitest.Start(t, apitest.Options{Engine: eng, Parallelism: 2, StopGrace: time.Hour})
-	resp := env.Upload([][2]string{{"userId", "stopping-user"}},
+	accepted := env.UploadAccepted(t, [][2]string{{"userId", "stopping-user"}},
 		apitest.File{Name: "page1.png", Data: apitest.PNG(t, 40, 30, 1)},
 		apitest.File{Name: "page2.png", Data: apitest.PNG(t, 40, 30, 2)})
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var accepted struct {
-		JobID string `json:"jobId"`
-	}
-	resp.JSON(t, &accepted)
 	for eng.Calls() < 2 { // both pages are in the engine
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -115,17 +115,8 @@ func (f *fixture) state() job.Report {
 }
 
 func (f *fixture) balances(userID string) (allowance, purchased int64) {
-	u, err := f.store.GetUser(context.Background(), userID)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	a, p, _, err := f.store.LedgerSums(context.Background(), userID)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if a != u.AllowanceCredits || p != u.PurchasedCredits {
-		f.t.Fatalf("balances %d/%d differ from the ledger %d/%d", u.AllowanceCredits, u.PurchasedCredits, a, p)
-	}
+	f.t.Helper()
+	u := pgtest.CheckedUser(f.t, f.store, userID)
 	return u.AllowanceCredits, u.PurchasedCredits
 }
 

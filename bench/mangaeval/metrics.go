@@ -22,21 +22,7 @@ func fragmentSimilarity(ref, frag []rune) float64 {
 	if len(frag) == 0 {
 		return 0
 	}
-	// Semi-global alignment: free to start and end anywhere in ref.
-	prev := make([]int, len(ref)+1)
-	cur := make([]int, len(ref)+1)
-	for i := 1; i <= len(frag); i++ {
-		cur[0] = i
-		for j := 1; j <= len(ref); j++ {
-			sub := prev[j-1]
-			if frag[i-1] != ref[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return 1 - float64(slices.Min(prev))/float64(len(frag))
+	return 1 - float64(mangapage.SubstringDistance(ref, frag))/float64(len(frag))
 }
 
 func rectOf(r engine.Rect) image.Rectangle { return image.Rect(r.X, r.Y, r.X+r.W, r.Y+r.H) }

@@ -236,7 +236,7 @@ func privateCluster(ctx context.Context, cfg config.Config, bin string, log *slo
 	port, running := runningPort(dir)
 	if !running {
 		var err error
-		if port, err = freePort(); err != nil {
+		if port, err = gobin.FreePort(); err != nil {
 			return "", nil, err
 		}
 		start := asUser("pg_ctl", "-D", dir, "-l", logFile, "-w", "-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir), "start")
@@ -270,15 +270,6 @@ func runningPort(dir string) (int, bool) {
 		return 0, false
 	}
 	return port, true
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func lastLines(s string, n int) string {
@@ -321,7 +312,7 @@ func devTemporal(ctx context.Context, cfg config.Config, log *slog.Logger) (uiUR
 	}
 	uiPort := "8233"
 	if reachable(net.JoinHostPort(host, uiPort)) { // another dev server's UI: take a free port
-		p, err := freePort()
+		p, err := gobin.FreePort()
 		if err != nil {
 			return "", none, false, err
 		}

@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/vtsproject/vts/internal/config"
+	"github.com/vtsproject/vts/internal/gobin"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/service"
@@ -180,12 +181,11 @@ type devProcess struct {
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := gobin.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 func startDev(t *testing.T, temporalAddr string) *devProcess {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,13 +17,8 @@ import (
 // new revision and its URL; the page's transcript then says what was sent.
 func TestEditCommand(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
-	resp := env.Upload([][2]string{{"userId", "cli-user"}, {"targetLang", "es"}, {"mode", "fast"}},
+	a := env.UploadAccepted(t, [][2]string{{"userId", "cli-user"}, {"targetLang", "es"}, {"mode", "fast"}},
 		apitest.File{Name: "one.png", Data: apitest.PNG(t, 60, 40, 1)})
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var a struct{ JobID string }
-	resp.JSON(t, &a)
 	if _, err := follow(context.Background(), env.URL, a.JobID); err != nil {
 		t.Fatal(err)
 	}

@@ -25,38 +25,40 @@ import (
 	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
+// startVTS runs this test binary as `vts <command>` on env's database, bucket, Temporal server
+// and task queue with the test engine, plus the extra environment; its output goes to logs. It is
+// killed when the test ends if it has not exited by then.
+func startVTS(t *testing.T, env *apitest.Env, logs *bytes.Buffer, command string, extra ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], command)
+	cmd.Env = append(append(os.Environ(), "VTS_TEST_RUN_MAIN=1", "DATABASE_URL="+env.DatabaseURL, "VTS_BLOB_URL="+env.BlobURL,
+		"TEMPORAL_ADDRESS="+env.TemporalAddress, "VTS_TASK_QUEUE="+env.Queue, "VTS_ENGINE=test", "VTS_METRICS_ADDR=off",
+		"OTEL_EXPORTER_OTLP_ENDPOINT="), extra...)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd
+}
+
 // SIGTERM to a `vts worker` process in the middle of a job: it stops polling, the pages it is
 // translating finish within VTS_WORKER_STOP_GRACE and are recorded, it exits cleanly, and the
 // worker that takes over finishes the job without running any page a second time.
 func TestSIGTERMMidJob(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{NoWorker: true, Parallelism: 2})
 	var logs bytes.Buffer
-	w := exec.Command(os.Args[0], "worker")
-	w.Env = append(os.Environ(), "VTS_TEST_RUN_MAIN=1", "DATABASE_URL="+env.DatabaseURL, "VTS_BLOB_URL="+env.BlobURL,
-		"TEMPORAL_ADDRESS="+env.TemporalAddress, "VTS_TASK_QUEUE="+env.Queue, "VTS_ENGINE=test",
-		"VTS_TEST_ENGINE_LATENCY=2s", "VTS_WORKER_STOP_GRACE=1h", "VTS_METRICS_ADDR=off", "OTEL_EXPORTER_OTLP_ENDPOINT=")
-	w.Stdout, w.Stderr = &logs, &logs
-	w.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if w.ProcessState == nil {
-			_ = w.Process.Kill()
-			_ = w.Wait()
-		}
-	}()
+	w := startVTS(t, env, &logs, "worker", "VTS_TEST_ENGINE_LATENCY=2s", "VTS_WORKER_STOP_GRACE=1h")
 
-	resp := env.Upload([][2]string{{"userId", "sigterm-user"}},
+	accepted := env.UploadAccepted(t, [][2]string{{"userId", "sigterm-user"}},
 		apitest.File{Name: "page1.png", Data: apitest.PNG(t, 40, 30, 1)},
 		apitest.File{Name: "page2.png", Data: apitest.PNG(t, 40, 30, 2)})
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var accepted struct {
-		JobID string `json:"jobId"`
-	}
-	resp.JSON(t, &accepted)
 	wfID := job.WorkflowID(accepted.JobID)
 	ctx := context.Background()
 
@@ -135,28 +137,9 @@ func TestSIGTERMMidJob(t *testing.T) {
 // exits cleanly once both are answered.
 func TestSIGTERMMidUpload(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{Parallelism: 2})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := freeAddr(t)
 	var logs bytes.Buffer
-	api := exec.Command(os.Args[0], "api")
-	api.Env = append(os.Environ(), "VTS_TEST_RUN_MAIN=1", "DATABASE_URL="+env.DatabaseURL, "VTS_BLOB_URL="+env.BlobURL,
-		"TEMPORAL_ADDRESS="+env.TemporalAddress, "VTS_TASK_QUEUE="+env.Queue, "VTS_ENGINE=test", "VTS_ADDR="+addr,
-		"VTS_API_STOP_GRACE=2s", "VTS_METRICS_ADDR=off", "OTEL_EXPORTER_OTLP_ENDPOINT=")
-	api.Stdout, api.Stderr = &logs, &logs
-	api.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := api.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if api.ProcessState == nil {
-			_ = api.Process.Kill()
-			_ = api.Wait()
-		}
-	}()
+	api := startVTS(t, env, &logs, "api", "VTS_ADDR="+addr, "VTS_API_STOP_GRACE=2s")
 	for {
 		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
 			resp.Body.Close()

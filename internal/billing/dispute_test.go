@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/vtsproject/vts/internal/billing"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 func disputeObj(id, charge, paymentIntent string, amount int64, status string) map[string]any {
@@ -37,12 +37,8 @@ func paidInvoiceObj(id, userID, customer, sub, priceID string, start, end time.T
 // spend reserves pages of the user's credits and charges them all.
 func (h *harness) spend(userID string, pages int) {
 	h.t.Helper()
-	ctx := context.Background()
-	id := uuid.NewString()
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: userID, Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: pages}); err != nil {
-		h.t.Fatalf("spending %d: %v", pages, err)
-	}
-	if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: pages, Progress: pages,
+	id := pgtest.Reserve(h.t, h.st, userID, "standard", pages)
+	if _, err := h.st.FinishJob(context.Background(), job.Outcome{JobID: id, Status: job.Completed, PagesDone: pages, Progress: pages,
 		FinishedAt: h.clock.Now()}); err != nil {
 		h.t.Fatal(err)
 	}
@@ -215,63 +211,13 @@ func TestSubscriptionDisputes(t *testing.T) {
 // holds), so once every job has settled with nothing translated the user has exactly what was
 // bought and not spent, and the balances equal the ledger. Then the same with a lost dispute.
 func TestDisputeRaces(t *testing.T) {
-	ctx := context.Background()
 	h := newHarness(t, false)
 	t0 := h.clock.Now()
 	h.must(h.event("checkout.session.completed", t0, sessionObj("cs_r1", "payment", "ray", "price_pack500", "cus_ray", "", "pi_r1", 4000)))
 	h.spend("ray", 110) // 10 allowance, 100 purchased: 400 left
 
 	race := func(round string, events [][]byte) []string {
-		gate := make(chan struct{})
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var jobs []string
-		for _, p := range events {
-			for range 2 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-gate
-					if err := h.deliver(p); err != nil {
-						t.Errorf("%s: %s: %v", round, eventType(p), err)
-					}
-				}()
-			}
-		}
-		for range 6 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				id := uuid.NewString()
-				_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "ray", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 150})
-				switch {
-				case err == nil:
-					mu.Lock()
-					jobs = append(jobs, id)
-					mu.Unlock()
-				case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
-				default:
-					t.Errorf("%s: upload: %v", round, err)
-				}
-			}()
-		}
-		close(gate)
-		wg.Wait()
-		h.user("ray") // balances equal the ledger
-		for _, id := range jobs {
-			wg.Add(2)
-			for range 2 {
-				go func() {
-					defer wg.Done()
-					if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-						t.Error(err)
-					}
-				}()
-			}
-		}
-		wg.Wait()
-		return jobs
+		return h.race(t, round+": ", events, nil, "ray", "standard", 150, 6)
 	}
 
 	jobs := race("won", [][]byte{
@@ -296,7 +242,6 @@ func TestDisputeRaces(t *testing.T) {
 // with its period; held after it, all of it is debt; won first, nothing is held. Every order ends
 // with the new period's allowance whole, no debt, and the balances equal to the ledger.
 func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
-	ctx := context.Background()
 	for round := range 4 {
 		h := newHarness(t, false)
 		t0 := h.clock.Now()
@@ -305,11 +250,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 		h.must(h.event("invoice.paid", t0, paidInvoiceObj("in_v1", "vic", "cus_vic", "sub_v", "price_pro", p1, p2, "ch_v1", "pi_v1", 19900)))
 		var jobs []string
 		for range 3 {
-			id := uuid.NewString()
-			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "vic", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 250}); err != nil {
-				t.Fatal(err)
-			}
-			jobs = append(jobs, id)
+			jobs = append(jobs, pgtest.Reserve(t, h.st, "vic", "standard", 250))
 		}
 		h.clock.Set(p2.Add(time.Minute))
 		events := [][]byte{
@@ -317,7 +258,7 @@ func TestSubscriptionDisputeRacesRenewal(t *testing.T) {
 			h.event("charge.dispute.closed", p2.Add(time.Minute), disputeObj("dp_v1", "ch_v1", "", 19900, "won")),
 			h.event("invoice.paid", p2, paidInvoiceObj("in_v2", "vic", "cus_vic", "sub_v", "price_pro", p2, p3, "ch_v2", "pi_v2", 19900)),
 		}
-		h.race(t, fmt.Sprintf("round %d: ", round), events, jobs, "vic", job.Spec{Mode: "standard", Resolution: "original"}, 100, 3)
+		h.race(t, fmt.Sprintf("round %d: ", round), events, jobs, "vic", "standard", 100, 3)
 		h.wantBalances("vic", "a=1000 p=0 d=0", fmt.Sprintf("round %d, after everything settled", round))
 	}
 }

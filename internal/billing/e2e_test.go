@@ -22,8 +22,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, false)
 	t0 := h.clock.Now()
-	start := t0.Add(-time.Hour)
-	h.must(h.event("invoice.paid", t0, invoiceObj("in_0", "gil", "cus_gil", "sub_g", "price_pro", start, start.AddDate(0, 1, 0))))
+	start, _ := h.subscribePro("in_0", "gil", "sub_g")
 	h.must(h.event("checkout.session.completed", t0, sessionObj("cs_g", "payment", "gil", "price_pack500", "cus_gil", "", "pi_g", 5000)))
 
 	var refused, reserved int
@@ -34,13 +33,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 			"price_pack500", "cus_gil", "", fmt.Sprintf("pi_g%d", round), 5000)))
 		u := h.user("gil")
 		if left := u.Available() - 5; left > 0 && u.DebtCredits == 0 {
-			id := uuid.NewString()
-			if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "gil", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: int(left)}); err != nil {
-				t.Fatalf("round %d: spending down: %v", round, err)
-			}
-			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: int(left), FinishedAt: h.clock.Now()}); err != nil {
-				t.Fatal(err)
-			}
+			h.spend("gil", int(left))
 		}
 		refund := h.event("charge.refunded", t0.Add(time.Duration(round)*time.Minute),
 			chargeObj("ch_g", "pi_g", 5000, int64(round)*500, nil))
@@ -73,14 +66,7 @@ func TestUploadsRaceRefundAndRenewal(t *testing.T) {
 			}()
 		}
 		for _, p := range [][]byte{refund, renewal} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				if err := h.deliver(p); err != nil {
-					t.Errorf("round %d: %s: %v", round, eventType(p), err)
-				}
-			}()
+			h.deliverAtGate(t, &wg, gate, fmt.Sprintf("round %d: ", round), p)
 		}
 		close(gate)
 		wg.Wait()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/vtsproject/vts/internal/billing"
@@ -141,6 +139,17 @@ func newHarness(t *testing.T, withStripe bool) *harness {
 	return h
 }
 
+// subscribePro pays the first invoice, invoiceID, of user's Pro subscription sub (customer
+// cus_<user>) for the month that began an hour before the clock, and returns that month.
+func (h *harness) subscribePro(invoiceID, user, sub string) (start, end time.Time) {
+	h.t.Helper()
+	now := h.clock.Now()
+	start = now.Add(-time.Hour)
+	end = start.AddDate(0, 1, 0)
+	h.must(h.event("invoice.paid", now, invoiceObj(invoiceID, user, "cus_"+user, sub, "price_pro", start, end)))
+	return start, end
+}
+
 // event builds a Stripe event around obj.
 func (h *harness) event(typ string, created time.Time, obj any) []byte {
 	return h.eventVersion(typ, created, obj, "2023-10-16")
@@ -224,20 +233,7 @@ func (h *harness) snapshot() string {
 // user reads the user and checks its balances equal its ledger's sums.
 func (h *harness) user(id string) *store.User {
 	h.t.Helper()
-	ctx := context.Background()
-	u, err := h.st.GetUser(ctx, id)
-	if err != nil {
-		h.t.Fatalf("reading %s: %v", id, err)
-	}
-	a, p, d, err := h.st.LedgerSums(ctx, id)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
-		h.t.Fatalf("%s: balances %d/%d/%d differ from the ledger's sums %d/%d/%d", id, u.AllowanceCredits,
-			u.PurchasedCredits, u.DebtCredits, a, p, d)
-	}
-	return u
+	return pgtest.CheckedUser(h.t, h.st, id)
 }
 
 func wantCode(t *testing.T, err error, kind billing.Kind, code string) {
@@ -296,52 +292,51 @@ func chargeObj(id, paymentIntent string, amount, refunded int64, meta map[string
 		"payment_intent": paymentIntent, "invoice": nil, "metadata": meta}
 }
 
+// deliverAtGate delivers the event on a goroutine of wg once gate is closed; an error fails t,
+// prefixed by label.
+func (h *harness) deliverAtGate(t *testing.T, wg *sync.WaitGroup, gate <-chan struct{}, label string, payload []byte) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-gate
+		if err := h.deliver(payload); err != nil {
+			t.Errorf("%s%s: %v", label, eventType(payload), err)
+		}
+	}()
+}
+
 // race releases at once: every event delivered twice, the first two of jobs settled, and n
-// reservations of pages pages for user; then it settles every job the race left open and
+// reservations of pages pages in mode for user; then it settles every job, twice at once, and
 // returns all the jobs. Errors other than a refused reservation fail the test, prefixed by label.
-func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []string, user string, spec job.Spec, pages, n int) []string {
+func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []string, user string, mode job.Mode, pages, n int) []string {
 	t.Helper()
-	ctx := context.Background()
 	gate := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for _, p := range events {
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				if err := h.deliver(p); err != nil {
-					t.Errorf("%s%s: %v", label, eventType(p), err)
-				}
-			}()
+		h.deliverAtGate(t, &wg, gate, label, p)
+		h.deliverAtGate(t, &wg, gate, label, p)
+	}
+	settle := func(id string) {
+		defer wg.Done()
+		<-gate
+		if _, err := h.st.FinishJob(context.Background(), job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
+			t.Errorf("%ssettling %s: %v", label, id, err)
 		}
 	}
-	for _, id := range jobs[:2] {
+	for _, id := range jobs[:min(2, len(jobs))] {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-gate
-			if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-				t.Error(err)
-			}
-		}()
+		go settle(id)
 	}
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-gate
-			id := uuid.NewString()
-			_, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: user, Spec: spec, Pages: pages})
-			switch {
-			case err == nil:
+			if id, ok := pgtest.TryReserve(t, h.st, user, mode, pages); ok {
 				mu.Lock()
 				jobs = append(jobs, id)
 				mu.Unlock()
-			case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
-			default:
-				t.Error(err)
 			}
 		}()
 	}
@@ -349,9 +344,10 @@ func (h *harness) race(t *testing.T, label string, events [][]byte, jobs []strin
 	wg.Wait()
 	h.user(user)
 	for _, id := range jobs {
-		if _, err := h.st.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: h.clock.Now()}); err != nil {
-			t.Fatal(err)
-		}
+		wg.Add(2)
+		go settle(id)
+		go settle(id)
 	}
+	wg.Wait()
 	return jobs
 }

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // The renewal's invoice.paid arrives while jobs of the old period run. A job that settles after it
@@ -19,23 +18,12 @@ import (
 func TestRenewalWebhookMidJob(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, false)
-	t0 := h.clock.Now()
-	start1 := t0.Add(-time.Hour)
-	end1 := start1.AddDate(0, 1, 0)
+	_, end1 := h.subscribePro("in_r1", "rae", "sub_r")
 	end2 := end1.AddDate(0, 1, 0)
-	h.must(h.event("invoice.paid", t0, invoiceObj("in_r1", "rae", "cus_rae", "sub_r", "price_pro", start1, end1)))
 	if u := h.user("rae"); u.Plan != "pro" || u.AllowanceCredits != 1000 {
 		t.Fatalf("after the first invoice: %+v", u)
 	}
-	reserve := func(pages int) string {
-		t.Helper()
-		id := uuid.NewString()
-		if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "rae", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: pages}); err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	settleRace, settleLater := reserve(300), reserve(400)
+	settleRace, settleLater := pgtest.Reserve(t, h.st, "rae", "standard", 300), pgtest.Reserve(t, h.st, "rae", "standard", 400)
 	if u := h.user("rae"); u.AllowanceCredits != 300 {
 		t.Fatalf("after reserving: %+v", u)
 	}
@@ -49,14 +37,8 @@ func TestRenewalWebhookMidJob(t *testing.T) {
 	var mu sync.Mutex
 	var sets []*store.Settlement
 	for range 2 {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			<-gate
-			if err := h.deliver(renewal); err != nil {
-				t.Error(err)
-			}
-		}()
+		h.deliverAtGate(t, &wg, gate, "", renewal)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-gate

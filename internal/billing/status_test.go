@@ -5,11 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
-	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 // Every status Stripe gives a subscription, and the plan it leaves its user on: as the status of
@@ -100,16 +97,10 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, false)
 	t0 := h.clock.Now()
-	start := t0.Add(-time.Hour)
-	end := start.AddDate(0, 1, 0)
-	h.must(h.event("invoice.paid", t0, invoiceObj("in_s1", "sal", "cus_sal", "sub_s", "price_pro", start, end)))
+	_, end := h.subscribePro("in_s1", "sal", "sub_s")
 	var jobs []string
 	for range 4 {
-		id := uuid.NewString()
-		if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: id, UserID: "sal", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 200}); err != nil {
-			t.Fatal(err)
-		}
-		jobs = append(jobs, id)
+		jobs = append(jobs, pgtest.Reserve(t, h.st, "sal", "standard", 200))
 	}
 	events := [][]byte{
 		h.event("customer.subscription.updated", t0.Add(time.Minute), subscriptionObj("sub_s", "sal", "cus_sal", "unpaid", "price_pro")),
@@ -117,7 +108,7 @@ func TestSubscriptionEndRacesUploads(t *testing.T) {
 		h.event("customer.subscription.deleted", t0.Add(2*time.Minute), subscriptionObj("sub_s", "sal", "cus_sal", "canceled", "price_pro")),
 		h.event("invoice.paid", t0.Add(time.Minute), invoiceObj("in_s2", "sal", "cus_sal", "sub_s", "price_pro", end, end.AddDate(0, 1, 0))),
 	}
-	jobs = h.race(t, "", events, jobs, "sal", job.Spec{Mode: "fast", Resolution: "original"}, 4, 4)
+	jobs = h.race(t, "", events, jobs, "sal", "fast", 4, 4)
 	u := h.user("sal")
 	if u.Plan != "free" || u.AllowanceCredits != 10 || u.SubscriptionStatus != "canceled" {
 		t.Fatalf("after the race: %+v", u)

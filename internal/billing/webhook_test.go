@@ -12,6 +12,7 @@ import (
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/plans"
 	"github.com/vtsproject/vts/internal/store"
+	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
 func TestWebhookRejectsBadAndStaleSignatures(t *testing.T) {
@@ -87,9 +88,7 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 	}
 
 	// Spend 70 purchased credits (and the 10 of allowance).
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "ann", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 80}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Reserve(t, h.st, "ann", "standard", 80)
 	if u = h.user("ann"); u.PurchasedCredits != 30 {
 		t.Fatalf("after spending: %+v", u)
 	}
@@ -147,7 +146,6 @@ func TestPackPurchaseAndRefunds(t *testing.T) {
 
 // A subscription's life with its events out of order.
 func TestSubscriptionLifecycleOutOfOrder(t *testing.T) {
-	ctx := context.Background()
 	h := newHarness(t, false)
 	t0 := h.clock.Now()
 	start, end := t0.Add(-time.Hour), t0.Add(-time.Hour).AddDate(0, 1, 0)
@@ -174,9 +172,7 @@ func TestSubscriptionLifecycleOutOfOrder(t *testing.T) {
 	h.must(h.event("invoice.paid", t0.Add(time.Second), invoiceObj("in_1", "", "cus_cat", "sub_1", "price_standard", start, end)))
 
 	// Spend some, then upgrade to Pro within the period: topped up by the difference, once.
-	if _, err := h.st.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "cat", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 100}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Reserve(t, h.st, "cat", "standard", 100)
 	h.must(h.event("customer.subscription.updated", t0.Add(time.Minute), subscriptionObj("sub_1", "cat", "cus_cat", "active", "price_pro")))
 	if u = h.user("cat"); u.Plan != "pro" || u.AllowanceCredits != 900 {
 		t.Fatalf("after upgrade: %+v", u)

@@ -4,6 +4,7 @@ package gobin
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +29,17 @@ func Find(name, install string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s is not installed; install it with `%s`", name, install)
+}
+
+// FreePort returns a loopback TCP port that is free now, for a helper program to listen on. Another
+// process may take it before the program does; the programs started here fail loudly if so.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func binDirs() []string {

@@ -33,24 +33,13 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-type accepted struct {
-	JobID         string `json:"jobId"`
-	CreditsNeeded int    `json:"creditsNeeded"`
-}
-
-func upload(t *testing.T, env *apitest.Env, user string, names ...string) accepted {
+func upload(t *testing.T, env *apitest.Env, user string, names ...string) apitest.Accepted {
 	t.Helper()
 	var files []apitest.File
 	for i, n := range names {
 		files = append(files, apitest.File{Name: n, Data: apitest.PNG(t, 40, 30, byte(i))})
 	}
-	r := env.Upload([][2]string{{"userId", user}}, files...)
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", r.Status, r.Body)
-	}
-	var a accepted
-	r.JSON(t, &a)
-	return a
+	return env.UploadAccepted(t, [][2]string{{"userId", user}}, files...)
 }
 
 func pages(n int) []string {
@@ -133,16 +122,24 @@ func (e *holdEngine) Translate(ctx context.Context, req engine.Request) (*engine
 	return e.Engine.Translate(context.WithoutCancel(ctx), req)
 }
 
+// heldJob runs the service with a holdEngine and two pages at a time, and uploads a four-page job
+// of user; it returns once two of the pages are in the engine.
+func heldJob(t *testing.T, user string) (*apitest.Env, *holdEngine, apitest.Accepted) {
+	t.Helper()
+	eng := &holdEngine{release: make(chan struct{})}
+	env := apitest.Start(t, apitest.Options{Engine: eng, Parallelism: 2})
+	a := upload(t, env, user, pages(4)...)
+	waitFor(t, func() bool { return eng.started.Load() == 2 })
+	return env, eng, a
+}
+
 // A job deleted while its pages are in the engine (issue 10, item 4): the workflow waits for
 // those activities to end before it settles and removes the files, so the pages they write after
 // the delete do not survive it. Before the fix, the files were removed at once and the pages
 // written afterwards stayed.
 func TestDeleteWaitsForRunningPages(t *testing.T) {
-	eng := &holdEngine{release: make(chan struct{})}
-	env := apitest.Start(t, apitest.Options{Engine: eng, Parallelism: 2})
+	env, eng, a := heldJob(t, "waiter")
 	ctx := context.Background()
-	a := upload(t, env, "waiter", pages(4)...)
-	waitFor(t, func() bool { return eng.started.Load() == 2 })
 	deleteJob(t, env, a.JobID, "waiter")
 	// Give a workflow that does not wait time to settle and clean up (it did so within a
 	// second); one that waits does not settle until the pages end.
@@ -241,11 +238,8 @@ func TestZipRecordedAfterSettlement(t *testing.T) {
 // workflows.PageHeartbeatTimeout (at most 20 s), and the job completes with every page charged
 // once and its slot freed. The recovery time is measured and logged, not asserted.
 func TestKilledWorkerPagesRetriedElsewhere(t *testing.T) {
-	eng := &holdEngine{release: make(chan struct{})}
-	env := apitest.Start(t, apitest.Options{Engine: eng, Parallelism: 2})
+	env, eng, a := heldJob(t, "killed")
 	ctx := context.Background()
-	a := upload(t, env, "killed", pages(4)...)
-	waitFor(t, func() bool { return eng.started.Load() == 2 })
 	// The dead worker's engine calls never return: only the heartbeat timeout frees their pages.
 	env.AbandonWorker()
 	died := time.Now()
@@ -421,9 +415,7 @@ func TestReconcileSchedule(t *testing.T) {
 func TestDeleteRacesSettlement(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{Latency: 100 * time.Millisecond}, Parallelism: 2})
 	ctx := context.Background()
-	if _, err := env.Store.SetPlan(ctx, "racer", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan("racer", "pro")
 	before, _ := env.Balance("racer")
 	var ids []string
 	done := make(chan struct{})

@@ -193,9 +193,7 @@ func TestReconcilerConcludesJobsClosedAfterSettlement(t *testing.T) {
 func TestReconcilerRemovesFilesNoJobKeeps(t *testing.T) {
 	env := apitest.Start(t, apitest.Options{})
 	ctx := context.Background()
-	if _, err := env.Store.SetPlan(ctx, "files", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	env.SetPlan("files", "pro")
 	finished := func() string {
 		a := upload(t, env, "files", pages(2)...)
 		waitFor(t, func() bool {

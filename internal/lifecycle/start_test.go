@@ -75,7 +75,7 @@ func TestFailedStartIsExactAboutItsJob(t *testing.T) {
 			held := <-h.entered
 			first := <-answered
 			close(h.release)
-			var a accepted
+			var a apitest.Accepted
 			if !after {
 				if first.Status != http.StatusServiceUnavailable {
 					t.Fatalf("first upload: %d %s, want 503", first.Status, first.Body)
@@ -106,7 +106,7 @@ func TestFailedStartIsExactAboutItsJob(t *testing.T) {
 					t.Fatalf("given job %s, the reservation was for %s", a.JobID, held)
 				}
 				retry := keyedUpload(t, env, "starter", "k", 2)
-				var again accepted
+				var again apitest.Accepted
 				retry.JSON(t, &again)
 				if retry.Status != http.StatusAccepted || again.JobID != held {
 					t.Fatalf("retry: %d %s, want the same job", retry.Status, retry.Body)

@@ -86,18 +86,10 @@ func TestMetricsAfterAJob(t *testing.T) {
 	if refused.Status < 400 || refused.ErrorCode() == "" {
 		t.Fatalf("an upload without pages: %d %s", refused.Status, refused.Body)
 	}
-	resp := env.Upload([][2]string{{"userId", "metrics-user"}},
+	accepted := env.UploadAccepted(t, [][2]string{{"userId", "metrics-user"}},
 		apitest.File{Name: "page1.png", Data: apitest.PNG(t, 40, 30, 1)},
 		apitest.File{Name: "page2.png", Data: apitest.PNG(t, 40, 30, 2)},
 		apitest.File{Name: "broken.png", Data: apitest.PNG(t, 40, 30, 3)})
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var accepted struct {
-		JobID         string `json:"jobId"`
-		CreditsNeeded int    `json:"creditsNeeded"`
-	}
-	resp.JSON(t, &accepted)
 	if accepted.CreditsNeeded != 3 {
 		t.Fatalf("creditsNeeded = %d", accepted.CreditsNeeded)
 	}

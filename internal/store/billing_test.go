@@ -63,5 +63,5 @@ func TestStripeEventsOnceAndLookups(t *testing.T) {
 	if _, err := s.UserIDByStripeSubscription(ctx, "sub_none"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown subscription: %v", err)
 	}
-	checkLedger(t, s, "ida")
+	pgtest.CheckedUser(t, s, "ida")
 }

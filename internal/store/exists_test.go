@@ -4,11 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/vtsproject/vts/internal/job"
-	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
@@ -18,16 +15,8 @@ import (
 func TestKeptJobsByCanonicalID(t *testing.T) {
 	s := pgtest.NewStore(t)
 	ctx := context.Background()
-	reserve := func() string {
-		id := uuid.NewString()
-		if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "u", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1}); err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	if _, err := s.SetPlan(ctx, "u", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.SetPlan(t, s, "u", "pro")
+	reserve := func() string { return pgtest.Reserve(t, s, "u", "standard", 1) }
 	live, deleted, expired := reserve(), reserve(), reserve()
 	if _, err := s.DeleteJob(ctx, deleted, "u"); err != nil {
 		t.Fatal(err)

@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
@@ -21,9 +18,7 @@ import (
 func TestHotJobQueriesUseTheirIndexes(t *testing.T) {
 	s := pgtest.NewStore(t)
 	ctx := context.Background()
-	if _, err := s.SetPlan(ctx, "u", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.SetPlan(t, s, "u", "pro")
 	pgtest.SeedJobs(t, s, "u", 20000, 100)
 	// Jobs in flight: the user's, and one each of 200 others.
 	for i := range 203 {
@@ -31,10 +26,7 @@ func TestHotJobQueriesUseTheirIndexes(t *testing.T) {
 		if i >= 3 {
 			user = fmt.Sprintf("other%d", i)
 		}
-		if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: user,
-			Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1}); err != nil {
-			t.Fatal(err)
-		}
+		pgtest.Reserve(t, s, user, "standard", 1)
 	}
 	if _, err := s.Pool().Exec(ctx, `ANALYZE jobs`); err != nil {
 		t.Fatal(err)

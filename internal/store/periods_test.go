@@ -2,17 +2,30 @@ package store_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
+
+// proWithCredits puts the user on Pro for a period that began an hour ago, with purchased
+// credits granted, and returns when that period ends (the renewal) and when the next one does.
+func proWithCredits(t *testing.T, s *store.Store, userID string, credits int64) (renewal, next time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	renewal, next = start.AddDate(0, 1, 0), start.AddDate(0, 2, 0)
+	if _, err := s.SetPlan(ctx, userID, "pro", start, renewal); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GrantCredits(ctx, userID, credits, "operator_grant", "grant:"+userID); err != nil {
+		t.Fatal(err)
+	}
+	return renewal, next
+}
 
 // A job that reserved last period's allowance and ends after the renewal: its unspent allowance
 // lapses with the period it came from instead of growing the new one, and its unprocessed pages
@@ -20,24 +33,11 @@ import (
 func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	p1 := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-	p2, p3 := p1.AddDate(0, 1, 0), p1.AddDate(0, 2, 0)
-	if _, err := s.SetPlan(ctx, "ora", "pro", p1, p2); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.GrantCredits(ctx, "ora", 50, "operator_grant", "grant:ora"); err != nil {
-		t.Fatal(err)
-	}
-	old := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: old, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 300}); err != nil {
-		t.Fatal(err)
-	}
+	p2, p3 := proWithCredits(t, s, "ora", 50)
+	old := pgtest.Reserve(t, s, "ora", "standard", 300)
 	// Spend the rest of the allowance and 20 purchased credits in a second job of the old period.
-	mixed := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: mixed, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 720}); err != nil {
-		t.Fatal(err)
-	}
-	if u := checkLedger(t, s, "ora"); u.AllowanceCredits != 0 || u.PurchasedCredits != 30 {
+	mixed := pgtest.Reserve(t, s, "ora", "standard", 720)
+	if u := pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 0 || u.PurchasedCredits != 30 {
 		t.Fatalf("before renewal: %+v", u)
 	}
 
@@ -45,11 +45,8 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if _, err := s.SetPlan(ctx, "ora", "pro", p2, p3); err != nil {
 		t.Fatal(err)
 	}
-	fresh := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: fresh, UserID: "ora", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 5}); err != nil {
-		t.Fatal(err)
-	}
-	if u := checkLedger(t, s, "ora"); u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
+	fresh := pgtest.Reserve(t, s, "ora", "standard", 5)
+	if u := pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
 		t.Fatalf("after renewal: %+v", u)
 	}
 
@@ -61,7 +58,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if set.Charged != 100 || set.Refunded != 0 || set.Lapsed != 200 {
 		t.Fatalf("settlement = %+v, want 100 charged, 0 refunded, 200 lapsed", set)
 	}
-	u := checkLedger(t, s, "ora")
+	u := pgtest.CheckedUser(t, s, "ora")
 	if u.AllowanceCredits != 995 || u.PagesThisPeriod != 5 {
 		t.Fatalf("the old job's refund reached the new period: %+v", u)
 	}
@@ -73,7 +70,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if set.Charged != 0 || set.Refunded != 20 || set.Lapsed != 700 {
 		t.Fatalf("mixed settlement = %+v", set)
 	}
-	if u = checkLedger(t, s, "ora"); u.AllowanceCredits != 995 || u.PurchasedCredits != 50 {
+	if u = pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 995 || u.PurchasedCredits != 50 {
 		t.Fatalf("after the mixed job: %+v", u)
 	}
 	j, err := s.GetJob(ctx, mixed)
@@ -85,7 +82,7 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 	if err != nil || set.Refunded != 5 || set.Lapsed != 0 {
 		t.Fatalf("fresh settlement = %+v, %v", set, err)
 	}
-	if u = checkLedger(t, s, "ora"); u.AllowanceCredits != 1000 || u.PagesThisPeriod != 0 {
+	if u = pgtest.CheckedUser(t, s, "ora"); u.AllowanceCredits != 1000 || u.PagesThisPeriod != 0 {
 		t.Fatalf("after the fresh job: %+v", u)
 	}
 }
@@ -95,16 +92,13 @@ func TestAllowanceRefundAfterRenewalLapses(t *testing.T) {
 func TestFreeRolloverThenOldRefund(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	id := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "pia", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 8}); err != nil {
-		t.Fatal(err)
-	}
+	id := pgtest.Reserve(t, s, "pia", "standard", 8)
 	next := s.WithClock(func() time.Time { return time.Now().AddDate(0, 1, 0) })
 	set, err := next.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Failed, FinishedAt: time.Now().AddDate(0, 1, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := checkLedger(t, s, "pia"); u.AllowanceCredits != 10 || set.Lapsed != 8 {
+	if u := pgtest.CheckedUser(t, s, "pia"); u.AllowanceCredits != 10 || set.Lapsed != 8 {
 		t.Fatalf("after a last-month refund: allowance %d, settlement %+v", u.AllowanceCredits, set)
 	}
 }
@@ -117,24 +111,13 @@ func TestFreeRolloverThenOldRefund(t *testing.T) {
 func TestRenewalRacesSettlements(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	p1 := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-	p2, p3 := p1.AddDate(0, 1, 0), p1.AddDate(0, 2, 0)
-	if _, err := s.SetPlan(ctx, "quin", "pro", p1, p2); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.GrantCredits(ctx, "quin", 400, "operator_grant", "grant:quin"); err != nil {
-		t.Fatal(err)
-	}
+	p2, p3 := proWithCredits(t, s, "quin", 400)
 	// Eight jobs of the old period, 150 credits each: 1000 of allowance and 200 purchased.
 	var old []string
 	for range 8 {
-		id := uuid.NewString()
-		if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 150}); err != nil {
-			t.Fatal(err)
-		}
-		old = append(old, id)
+		old = append(old, pgtest.Reserve(t, s, "quin", "standard", 150))
 	}
-	if u := checkLedger(t, s, "quin"); u.AllowanceCredits != 0 || u.PurchasedCredits != 200 {
+	if u := pgtest.CheckedUser(t, s, "quin"); u.AllowanceCredits != 0 || u.PurchasedCredits != 200 {
 		t.Fatalf("before the race: %+v", u)
 	}
 
@@ -180,22 +163,16 @@ func TestRenewalRacesSettlements(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-gate
-			id := uuid.NewString()
-			_, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "quin", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 40})
-			switch {
-			case err == nil:
+			if id, ok := pgtest.TryReserve(t, s, "quin", "standard", 40); ok {
 				mu.Lock()
 				fresh = append(fresh, id)
 				mu.Unlock()
-			case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
-			default:
-				t.Error(err)
 			}
 		}()
 	}
 	close(gate)
 	wg.Wait()
-	checkLedger(t, s, "quin")
+	pgtest.CheckedUser(t, s, "quin")
 
 	// The rest end after the renewal, whatever the race did.
 	for _, id := range append(old[4:], fresh...) {
@@ -209,7 +186,7 @@ func TestRenewalRacesSettlements(t *testing.T) {
 			t.Errorf("job %s settled %d times", id, settled[id])
 		}
 	}
-	u := checkLedger(t, s, "quin")
+	u := pgtest.CheckedUser(t, s, "quin")
 	if u.AllowanceCredits != 1000 || u.PurchasedCredits != 400 || u.DebtCredits != 0 || !u.PeriodStart.Equal(p2) {
 		t.Fatalf("after everything settled: allowance %d (want 1000), purchased %d (want 400), debt %d, period %v",
 			u.AllowanceCredits, u.PurchasedCredits, u.DebtCredits, u.PeriodStart)

@@ -15,24 +15,6 @@ import (
 	"github.com/vtsproject/vts/internal/testkit/pgtest"
 )
 
-func checkLedger(t *testing.T, s *store.Store, userID string) *store.User {
-	t.Helper()
-	ctx := context.Background()
-	u, err := s.GetUser(ctx, userID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, p, d, err := s.LedgerSums(ctx, userID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
-		t.Fatalf("balances %d/%d/%d differ from ledger sums %d/%d/%d", u.AllowanceCredits, u.PurchasedCredits,
-			u.DebtCredits, a, p, d)
-	}
-	return u
-}
-
 func TestMigrateTwice(t *testing.T) {
 	s := pgtest.NewStore(t)
 	if err := s.Migrate(context.Background()); err != nil {
@@ -49,7 +31,7 @@ func TestNewUserGetsFreeAllowance(t *testing.T) {
 	if u.Plan != "free" || u.AllowanceCredits != 10 || u.PurchasedCredits != 0 {
 		t.Fatalf("new user = %+v", u)
 	}
-	checkLedger(t, s, "alice")
+	pgtest.CheckedUser(t, s, "alice")
 }
 
 func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
@@ -67,7 +49,7 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 	if res.Job.CreditsReserved != 12 || res.Job.AllowanceReserved != 10 || res.Job.PurchasedReserved != 2 {
 		t.Fatalf("reservation = %+v", res.Job)
 	}
-	u := checkLedger(t, s, "bob")
+	u := pgtest.CheckedUser(t, s, "bob")
 	if u.AllowanceCredits != 0 || u.PurchasedCredits != 3 {
 		t.Fatalf("after reserve: %+v", u)
 	}
@@ -76,7 +58,7 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 	if err != nil || again.Job.CreditsReserved != 12 {
 		t.Fatalf("second reserve: %v %+v", err, again)
 	}
-	checkLedger(t, s, "bob")
+	pgtest.CheckedUser(t, s, "bob")
 
 	// 5 of 6 pages translated: charged ceil(5×2) = 10, refund 2, which were purchased credits.
 	set, err := s.FinishJob(ctx, job.Outcome{JobID: id, Status: job.Completed, PagesDone: 5, Progress: 6, FinishedAt: time.Now()})
@@ -86,7 +68,7 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 	if set.Charged != 10 || set.Refunded != 2 {
 		t.Fatalf("settlement = %+v", set)
 	}
-	u = checkLedger(t, s, "bob")
+	u = pgtest.CheckedUser(t, s, "bob")
 	if u.AllowanceCredits != 0 || u.PurchasedCredits != 5 {
 		t.Fatalf("after settle: %+v", u)
 	}
@@ -94,7 +76,7 @@ func TestReserveSpendsAllowanceFirstAndRefundsPurchasedFirst(t *testing.T) {
 	if err != nil || !set2.Already || set2.Refunded != 2 {
 		t.Fatalf("second settle: %v %+v", err, set2)
 	}
-	u = checkLedger(t, s, "bob")
+	u = pgtest.CheckedUser(t, s, "bob")
 	if u.PurchasedCredits != 5 {
 		t.Fatalf("settled twice: %+v", u)
 	}
@@ -114,7 +96,7 @@ func TestInsufficientCredits(t *testing.T) {
 	if !errors.Is(err, store.ErrInsufficientCredits) {
 		t.Fatalf("err = %v, want insufficient credits", err)
 	}
-	u := checkLedger(t, s, "carol")
+	u := pgtest.CheckedUser(t, s, "carol")
 	if u.AllowanceCredits != 10 {
 		t.Fatalf("credits moved on a refused reservation: %+v", u)
 	}
@@ -123,9 +105,7 @@ func TestInsufficientCredits(t *testing.T) {
 func TestConcurrencyLimit(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Reserve(t, s, "dan", "fast", 1)
 	_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "dan", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1})
 	if !errors.Is(err, store.ErrConcurrencyLimit) {
 		t.Fatalf("err = %v, want concurrency limit (Free allows 1)", err)
@@ -137,9 +117,7 @@ func TestConcurrencyLimit(t *testing.T) {
 func TestReserveRace(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.SetPlan(ctx, "erin", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.SetPlan(t, s, "erin", "pro")
 	// Spend most of the allowance so that credits, not only concurrency, run out.
 	big := uuid.NewString()
 	if _, err := s.ReserveJob(ctx, store.NewJob{ID: big, UserID: "erin", Spec: job.Spec{Mode: "standard", Resolution: "4K"}, Pages: 249}); err != nil {
@@ -175,7 +153,7 @@ func TestReserveRace(t *testing.T) {
 	if outcomes["ok"] != 4 || outcomes["402"] != 46 {
 		t.Fatalf("outcomes = %v, want 4 reserved and 46 refused", outcomes)
 	}
-	u := checkLedger(t, s, "erin")
+	u := pgtest.CheckedUser(t, s, "erin")
 	if u.AllowanceCredits != 0 || u.PurchasedCredits != 0 {
 		t.Fatalf("balance = %+v", u)
 	}
@@ -185,10 +163,7 @@ func TestReserveRace(t *testing.T) {
 func TestDeleteJob(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	id := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: id, UserID: "fay", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 1}); err != nil {
-		t.Fatal(err)
-	}
+	id := pgtest.Reserve(t, s, "fay", "fast", 1)
 	if _, err := s.DeleteJob(ctx, id, "mallory"); !errors.Is(err, store.ErrForbidden) {
 		t.Fatalf("delete by stranger: %v", err)
 	}
@@ -206,9 +181,7 @@ func TestDeleteJob(t *testing.T) {
 func TestFreePeriodRollsOver(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "gus", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 3}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Reserve(t, s, "gus", "standard", 3)
 	nextMonth := s.WithClock(func() time.Time { return time.Now().AddDate(0, 1, 0) })
 	u, err := nextMonth.EnsureUser(ctx, "gus")
 	if err != nil {
@@ -221,7 +194,7 @@ func TestFreePeriodRollsOver(t *testing.T) {
 	if u, err = nextMonth.EnsureUser(ctx, "gus"); err != nil || u.AllowanceCredits != 10 {
 		t.Fatalf("second touch: %v %+v", err, u)
 	}
-	checkLedger(t, s, "gus")
+	pgtest.CheckedUser(t, s, "gus")
 }
 
 // Settlement raced against itself (an activity retried while its first attempt still runs),
@@ -230,13 +203,8 @@ func TestFreePeriodRollsOver(t *testing.T) {
 func TestSettlementRaces(t *testing.T) {
 	ctx := context.Background()
 	s := pgtest.NewStore(t)
-	if _, err := s.SetPlan(ctx, "hal", "pro", time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
-		t.Fatal(err)
-	}
-	jobID := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: jobID, UserID: "hal", Spec: job.Spec{Mode: "advanced", Resolution: "original"}, Pages: 10}); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.SetPlan(t, s, "hal", "pro")
+	jobID := pgtest.Reserve(t, s, "hal", "advanced", 10)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	settlements := map[bool]int{} // Already → count
@@ -258,10 +226,7 @@ func TestSettlementRaces(t *testing.T) {
 		}()
 		go func() { // other uploads of the same user meanwhile
 			defer wg.Done()
-			_, err := s.ReserveJob(ctx, store.NewJob{ID: uuid.NewString(), UserID: "hal", Spec: job.Spec{Mode: "standard", Resolution: "original"}, Pages: 1})
-			if err != nil && !errors.Is(err, store.ErrConcurrencyLimit) && !errors.Is(err, store.ErrInsufficientCredits) {
-				t.Error(err)
-			}
+			pgtest.TryReserve(t, s, "hal", "standard", 1)
 		}()
 		go func() { // an operator's grant, retried with the same key
 			defer wg.Done()
@@ -274,7 +239,7 @@ func TestSettlementRaces(t *testing.T) {
 	if settlements[false] != 1 || settlements[true] != 9 {
 		t.Fatalf("settlements = %v, want exactly one that settled", settlements)
 	}
-	u := checkLedger(t, s, "hal")
+	u := pgtest.CheckedUser(t, s, "hal")
 	if u.PurchasedCredits != 50 {
 		t.Fatalf("purchased = %d: the grant applied %d times", u.PurchasedCredits, u.PurchasedCredits/50)
 	}
@@ -284,10 +249,7 @@ func TestSettlementRaces(t *testing.T) {
 	}
 	// A delete racing the settlement of another job: settled once, marked deleted, told so. It is
 	// another user's, since the reservations above may have filled hal's concurrent-job slots.
-	other := uuid.NewString()
-	if _, err := s.ReserveJob(ctx, store.NewJob{ID: other, UserID: "ida", Spec: job.Spec{Mode: "fast", Resolution: "original"}, Pages: 2}); err != nil {
-		t.Fatal(err)
-	}
+	other := pgtest.Reserve(t, s, "ida", "fast", 2)
 	var deleted bool
 	wg.Add(2)
 	go func() {
@@ -314,5 +276,5 @@ func TestSettlementRaces(t *testing.T) {
 		// The settlement ran first; the delete found a settled job and removes the files itself.
 		t.Log("settlement won the race")
 	}
-	checkLedger(t, s, "ida")
+	pgtest.CheckedUser(t, s, "ida")
 }

@@ -229,18 +229,14 @@ func (s *Store) Apply(ctx context.Context, tx pgx.Tx, u *User, e LedgerEntry) (b
 
 // GrantCredits adds purchased credits (an operator's grant or a credit pack), once per key.
 func (s *Store) GrantCredits(ctx context.Context, userID string, credits int64, reason, key string) (*User, error) {
-	var out *User
-	err := s.LockUser(ctx, userID, func(tx pgx.Tx, u *User) error {
-		if _, err := s.Apply(ctx, tx, u, LedgerEntry{Key: key, Reason: reason, PurchasedDelta: credits}); err != nil {
-			return err
-		}
-		out = u
-		return nil
+	u, err := s.updateUser(ctx, userID, func(tx pgx.Tx, u *User) error {
+		_, err := s.Apply(ctx, tx, u, LedgerEntry{Key: key, Reason: reason, PurchasedDelta: credits})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("granting credits: %w", err)
 	}
-	return out, nil
+	return u, nil
 }
 
 // SetPlan moves the user to plan and starts a period of it now, granting that plan's allowance.
@@ -250,22 +246,31 @@ func (s *Store) SetPlan(ctx context.Context, userID, planID string, periodStart,
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownPlan, planID)
 	}
-	var out *User
-	err := s.LockUser(ctx, userID, func(tx pgx.Tx, u *User) error {
+	u, err := s.updateUser(ctx, userID, func(tx pgx.Tx, u *User) error {
 		if _, err := tx.Exec(ctx, `UPDATE users SET plan = $2, updated_at = now() WHERE id = $1`, u.ID, p.ID); err != nil {
 			return fmt.Errorf("setting plan: %w", err)
 		}
 		u.Plan = p.ID
-		if _, err := s.ResetAllowance(ctx, tx, u, p.PagesPerMonth, periodStart, periodEnd, "allowance_plan_"+p.ID); err != nil {
+		_, err := s.ResetAllowance(ctx, tx, u, p.PagesPerMonth, periodStart, periodEnd, "allowance_plan_"+p.ID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("changing plan: %w", err)
+	}
+	return u, nil
+}
+
+// updateUser is LockUser for a change that returns the user as fn left it.
+func (s *Store) updateUser(ctx context.Context, userID string, fn func(tx pgx.Tx, u *User) error) (*User, error) {
+	var out *User
+	err := s.LockUser(ctx, userID, func(tx pgx.Tx, u *User) error {
+		if err := fn(tx, u); err != nil {
 			return err
 		}
 		out = u
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("changing plan: %w", err)
-	}
-	return out, nil
+	return out, err
 }
 
 // LedgerSums returns the sums of a user's ledger deltas: they must equal the balances.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -27,14 +26,7 @@ func TestOneUploadIsOneTrace(t *testing.T) {
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 	env := apitest.Start(t, apitest.Options{Tracer: tp})
 
-	resp := env.Upload([][2]string{{"userId", "traced-user"}}, apitest.File{Name: "page1.png", Data: apitest.PNG(t, 40, 30, 1)})
-	if resp.Status != http.StatusAccepted {
-		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
-	}
-	var accepted struct {
-		JobID string `json:"jobId"`
-	}
-	resp.JSON(t, &accepted)
+	accepted := env.UploadAccepted(t, [][2]string{{"userId", "traced-user"}}, apitest.File{Name: "page1.png", Data: apitest.PNG(t, 40, 30, 1)})
 	if err := env.Temporal.GetWorkflow(context.Background(), job.WorkflowID(accepted.JobID), "").Get(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func startDevServer() (string, error) {
 			return
 		}
 		devDir, _ = os.MkdirTemp("", "vts-temporal-")
-		port, err := freePort()
+		port, err := gobin.FreePort()
 		if err != nil {
 			devServerErr = err
 			return
@@ -160,7 +160,7 @@ func BareTemporal(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
+	port, err := gobin.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,15 +174,6 @@ func BareTemporal(t testing.TB) string {
 		_, _ = cmd.Process.Wait()
 	})
 	return addr
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // waitForTemporal waits until the server answers a health check: a bounded number of tries, as
@@ -509,6 +500,29 @@ func (e *Env) Upload(fields [][2]string, files ...File) *Response {
 	return e.Do(http.MethodPost, "/api/translate", body, http.Header{"Content-Type": {ct}})
 }
 
+// Accepted is the answer to an accepted upload.
+type Accepted struct {
+	JobID         string `json:"jobId"`
+	Mode          string `json:"mode"`
+	CreditsNeeded int    `json:"creditsNeeded"`
+}
+
+// UploadAccepted is Upload for an upload the test expects to be accepted: anything but a 202
+// whose Location names the new job fails t.
+func (e *Env) UploadAccepted(t testing.TB, fields [][2]string, files ...File) Accepted {
+	t.Helper()
+	resp := e.Upload(fields, files...)
+	if resp.Status != http.StatusAccepted {
+		t.Fatalf("upload: %d %s", resp.Status, resp.Body)
+	}
+	var a Accepted
+	resp.JSON(t, &a)
+	if resp.Header.Get("Location") != "/api/jobs/"+a.JobID {
+		t.Fatalf("Location = %q", resp.Header.Get("Location"))
+	}
+	return a
+}
+
 // PNG draws a small page of w×h pixels with a pattern, so that each page differs by seed.
 func PNG(t testing.TB, w, h int, seed byte) []byte {
 	return Image(t, w, h, seed, imageio.PNG)
@@ -548,20 +562,16 @@ func (e *Env) Blobs(jobID string) int {
 	return n
 }
 
+// SetPlan puts the user on the plan for a month from now.
+func (e *Env) SetPlan(userID, plan string) {
+	e.T.Helper()
+	pgtest.SetPlan(e.T, e.Store, userID, plan)
+}
+
 // Balance returns a user's allowance and purchased credits and checks they equal the ledger.
 func (e *Env) Balance(userID string) (allowance, purchased int64) {
 	e.T.Helper()
-	u, err := e.Store.GetUser(context.Background(), userID)
-	if err != nil {
-		e.T.Fatalf("reading user %s: %v", userID, err)
-	}
-	a, p, d, err := e.Store.LedgerSums(context.Background(), userID)
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
-		e.T.Fatalf("balances %d/%d/%d differ from the ledger %d/%d/%d", u.AllowanceCredits, u.PurchasedCredits, u.DebtCredits, a, p, d)
-	}
+	u := pgtest.CheckedUser(e.T, e.Store, userID)
 	return u.AllowanceCredits, u.PurchasedCredits
 }
 

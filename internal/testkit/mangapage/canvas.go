@@ -184,17 +184,7 @@ func area(p []pt) float64 {
 // offset moves each vertex of a closed polygon by d along its outward normal (inward when d
 // is negative).
 func offset(p []pt, d float64) []pt {
-	sign := 1.0
-	if area(p) < 0 {
-		sign = -1
-	}
-	out := make([]pt, len(p))
-	for i := range p {
-		prev, next := p[(i+len(p)-1)%len(p)], p[(i+1)%len(p)]
-		n := next.sub(prev).unit().perp().mul(-sign)
-		out[i] = p[i].add(n.mul(d))
-	}
-	return out
+	return offsetVar(p, func(int) float64 { return d })
 }
 
 // offsetVar is offset with a distance that varies along the polygon, like a brush outline.

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/draw"
 	"math"
+	"slices"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -29,10 +30,24 @@ func Levenshtein(a, b []rune) int {
 	if len(a) < len(b) {
 		a, b = b, a
 	}
+	return editRow(a, b, false)[len(b)]
+}
+
+// SubstringDistance is the edit distance from frag to the closest substring of ref: the
+// alignment is free to start and end anywhere in ref.
+func SubstringDistance(ref, frag []rune) int {
+	return slices.Min(editRow(frag, ref, true))
+}
+
+// editRow is the last row of the edit-distance table of a against b: entry j is the distance
+// from a to b[:j], or with freeStart, to the closest substring of b that ends at j.
+func editRow(a, b []rune, freeStart bool) []int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	if !freeStart {
+		for j := range prev {
+			prev[j] = j
+		}
 	}
 	for i := 1; i <= len(a); i++ {
 		cur[0] = i
@@ -45,7 +60,7 @@ func Levenshtein(a, b []rune) int {
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev
 }
 
 // CER is the character error rate of hyp against ref after Normalize, capped at 1: a missed

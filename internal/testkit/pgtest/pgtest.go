@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/store"
 )
 
@@ -73,6 +75,66 @@ func NewStore(tb testing.TB) *store.Store {
 		tb.Fatal(fmt.Errorf("migrating: %w", err))
 	}
 	return s
+}
+
+// SetPlan puts the user on the plan for a month from now.
+func SetPlan(tb testing.TB, s *store.Store, userID, plan string) {
+	tb.Helper()
+	if _, err := s.SetPlan(context.Background(), userID, plan, time.Now(), time.Now().AddDate(0, 1, 0)); err != nil {
+		tb.Fatalf("putting %s on %s: %v", userID, plan, err)
+	}
+}
+
+// Reserve reserves a new job of pages pages in mode, at the original resolution, for userID and
+// returns its ID; a refusal fails the test.
+func Reserve(tb testing.TB, s *store.Store, userID string, mode job.Mode, pages int) string {
+	tb.Helper()
+	id, err := reserve(s, userID, mode, pages)
+	if err != nil {
+		tb.Fatalf("reserving %d %s pages for %s: %v", pages, mode, userID, err)
+	}
+	return id
+}
+
+// TryReserve is Reserve where a refusal for credits or for the concurrency limit is an outcome,
+// as in a race: it returns whether the job was reserved. Any other error fails the test.
+func TryReserve(tb testing.TB, s *store.Store, userID string, mode job.Mode, pages int) (string, bool) {
+	tb.Helper()
+	id, err := reserve(s, userID, mode, pages)
+	switch {
+	case err == nil:
+		return id, true
+	case errors.Is(err, store.ErrInsufficientCredits), errors.Is(err, store.ErrConcurrencyLimit):
+	default:
+		tb.Errorf("reserving %d %s pages for %s: %v", pages, mode, userID, err)
+	}
+	return "", false
+}
+
+func reserve(s *store.Store, userID string, mode job.Mode, pages int) (string, error) {
+	id := uuid.NewString()
+	_, err := s.ReserveJob(context.Background(), store.NewJob{ID: id, UserID: userID,
+		Spec: job.Spec{Mode: mode, Resolution: job.Original}, Pages: pages})
+	return id, err
+}
+
+// CheckedUser reads the user and fails the test unless its balances equal its ledger's sums.
+func CheckedUser(tb testing.TB, s *store.Store, userID string) *store.User {
+	tb.Helper()
+	ctx := context.Background()
+	u, err := s.GetUser(ctx, userID)
+	if err != nil {
+		tb.Fatalf("reading user %s: %v", userID, err)
+	}
+	a, p, d, err := s.LedgerSums(ctx, userID)
+	if err != nil {
+		tb.Fatalf("summing %s's ledger: %v", userID, err)
+	}
+	if a != u.AllowanceCredits || p != u.PurchasedCredits || d != u.DebtCredits {
+		tb.Fatalf("%s: balances %d/%d/%d differ from the ledger's sums %d/%d/%d", userID, u.AllowanceCredits,
+			u.PurchasedCredits, u.DebtCredits, a, p, d)
+	}
+	return u
 }
 
 // SeedJobs adds n finished jobs of userID (who must exist) with COPY, as a table of every job
