@@ -113,15 +113,29 @@ func boxOf(r engine.Rect) [4]float64 {
 	return [4]float64{float64(r.X), float64(r.Y), float64(r.W), float64(r.H)}
 }
 
-// edits records the bodies of the edit requests the page sends.
+// edits records the bodies of the edit requests the page sends, and, in order, every request
+// about a job (method and path), so that a test can tell how the page learnt of an edit's
+// outcome: from the job's event stream, or by reading its state.
 type edits struct {
 	mu     sync.Mutex
 	bodies []json.RawMessage
 	paths  []string
+	asked  []string
+	// refuseStreams answers the job's event stream 503, as a proxy refusing streams would.
+	refuseStreams atomic.Bool
 }
 
 func (e *edits) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/jobs/") {
+			e.mu.Lock()
+			e.asked = append(e.asked, r.Method+" "+r.URL.Path)
+			e.mu.Unlock()
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/events") && e.refuseStreams.Load() {
+				http.Error(w, "no streams here", http.StatusServiceUnavailable)
+				return
+			}
+		}
 		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/transcript") {
 			body, _ := io.ReadAll(r.Body)
 			e.mu.Lock()
@@ -145,6 +159,22 @@ type editBody struct {
 	UserID      string            `json:"userId"`
 	Transcript  engine.Transcript `json:"transcript"`
 	Retranslate []string          `json:"retranslate"`
+}
+
+// sinceLastEdit counts the requests for the job's event stream and for its state made since the
+// last edit was sent.
+func (e *edits) sinceLastEdit(jobID string) (streams, reads int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := len(e.asked) - 1; i >= 0 && !strings.HasPrefix(e.asked[i], http.MethodPut); i-- {
+		switch e.asked[i] {
+		case "GET /api/jobs/" + jobID + "/events":
+			streams++
+		case "GET /api/jobs/" + jobID:
+			reads++
+		}
+	}
+	return streams, reads
 }
 
 func (e *edits) last(t *testing.T) (string, editBody) {
@@ -272,6 +302,8 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 		t.Errorf("one click on Close with unsaved edits: visible %v, %d blocks, button %q", e.Visible, len(e.Items), closeLabel)
 	}
 
+	// The job's stream is refused from here on, as by a proxy that will not carry it.
+	rec.refuseStreams.Store(true)
 	p.click("#editor-save")
 	p.untilEditor("the edit request", func(editorState) bool { return rec.count() == 1 })
 	path, body := rec.last(t)
@@ -291,6 +323,11 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	}
 	if nb := blocks[2]; nb.ID != "" || nb.Source != "ドン" || nb.Translation != "BOOM" || !near(boxOf(nb.Box), [4]float64{100, 500, 160, 120}, tol) || len(nb.Shape) != 4 {
 		t.Errorf("the added block: %+v", nb)
+	}
+	// Without its stream the page still learns of the new version: it reads the job's state.
+	e = p.untilEditor("the re-lettered page, without a stream", func(e editorState) bool { return strings.HasPrefix(e.Status, "Saved") })
+	if streams, reads := rec.sinceLastEdit(s.JobID); streams == 0 || reads == 0 || !strings.HasSuffix(e.Image, "?rev=1") || e.Gallery[0] != e.Image {
+		t.Errorf("with the stream refused: %d stream requests, %d state reads; the editor shows %q, the gallery %q", streams, reads, e.Image, e.Gallery)
 	}
 
 	// On a phone the page and the list stack, the page still fits the screen's width.
@@ -373,7 +410,7 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finishedJob(t, p, "team-"+uuid.NewString()[:8], map[string][]byte{"p1.png": mp.Encoded})
+	job := finishedJob(t, p, "team-"+uuid.NewString()[:8], map[string][]byte{"p1.png": mp.Encoded})
 	before, _ := env.Balance(p.userID(t))
 
 	p.click("#gallery li:nth-child(1) .result-edit")
@@ -401,6 +438,10 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	e = p.untilEditor("the re-lettered page", func(e editorState) bool { return strings.HasPrefix(e.Status, "Saved") && e.Loaded })
 	if e.Image == page0.URL || !strings.HasSuffix(e.Image, "rev=1") || e.Gallery[0] != e.Image {
 		t.Errorf("after the save the editor shows %q and the gallery %q; was %q", e.Image, e.Gallery, page0.URL)
+	}
+	// The new version came on the job's event stream: the page never read the job's state.
+	if streams, reads := rec.sinceLastEdit(job.JobID); streams != 1 || reads != 0 {
+		t.Errorf("after the save the page opened %d streams and read the job's state %d times; want the one stream alone", streams, reads)
 	}
 	var page1 struct{ URL, Transcript string }
 	p.eval(`(() => { const r = editor.page; return {URL: r.url, Transcript: r.transcript} })()`, &page1)
@@ -432,6 +473,9 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	e = p.untilEditor("the second revision", func(e editorState) bool {
 		return strings.HasPrefix(e.Status, "Saved") && strings.HasSuffix(e.Image, "rev=2")
 	})
+	if streams, reads := rec.sinceLastEdit(job.JobID); streams != 1 || reads != 0 {
+		t.Errorf("after the paid save the page opened %d streams and read the job's state %d times; want the one stream alone", streams, reads)
+	}
 	var page2 struct{ Transcript string }
 	p.eval(`({Transcript: editor.page.transcript})`, &page2)
 	got := fetchTranscript(t, env, page2.Transcript)
