@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/ocr"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
@@ -89,9 +92,17 @@ func (p *page) editor() editorState {
 	return read[editorState](p, readEditor)
 }
 
+// untilEditor waits until cond holds and the editor stands still on the screen: opening it
+// scrolls smoothly, and a point the test clicks is computed from where the page is drawn, which
+// under load may still be moving when the blocks are in.
 func (p *page) untilEditor(what string, cond func(editorState) bool) editorState {
 	p.b.t.Helper()
-	return poll(p, what, readEditor, cond)
+	var before [4]float64
+	return poll(p, what, readEditor, func(e editorState) bool {
+		still := e.Stage == before
+		before = e.Stage
+		return still && cond(e)
+	})
 }
 
 // screen is where a point of the page (in page pixels) is on the screen.
@@ -214,10 +225,18 @@ func shoot(t *testing.T, p *page, name string) {
 // The editor opens on a finished page with every block outlined where the transcript puts it
 // and listed with its text; a block is chosen on the page, in the list or with the arrow keys;
 // its translation and box change; a drag adds a block; and Save sends exactly that, as the
-// API's edited transcript.
+// API's edited transcript. The new version shows even when the job's stream is refused, and an
+// edit that fails says why.
 func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	rec := &edits{}
-	env := apitest.Start(t, apitest.Options{Wrap: rec.wrap})
+	var refuseEdits atomic.Bool
+	env := apitest.Start(t, apitest.Options{Wrap: rec.wrap,
+		AroundActivity: func(ctx context.Context, activity, _ string, run func() (any, error)) (any, error) {
+			if activity == "ApplyEdit" && refuseEdits.Load() {
+				return nil, temporal.NewNonRetryableApplicationError("the lettering tool is down", activities.ErrTypePermanentPage, nil)
+			}
+			return run()
+		}})
 	b := startBrowser(t)
 	p := b.newPage(1200, 900)
 	p.navigate(env.URL + "/")
@@ -328,6 +347,21 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	e = p.untilEditor("the re-lettered page, without a stream", func(e editorState) bool { return strings.HasPrefix(e.Status, "Saved") })
 	if streams, reads := rec.sinceLastEdit(s.JobID); streams == 0 || reads == 0 || !strings.HasSuffix(e.Image, "?rev=1") || e.Gallery[0] != e.Image {
 		t.Errorf("with the stream refused: %d stream requests, %d state reads; the editor shows %q, the gallery %q", streams, reads, e.Image, e.Gallery)
+	}
+
+	// An edit that fails is reported on the stream with why, and the page stays as it was.
+	rec.refuseStreams.Store(false)
+	refuseEdits.Store(true)
+	p.click("#editor-blocks li:nth-child(1) .eb-item")
+	p.typeInto("#ed-translation", "Once more")
+	p.click("#editor-save")
+	e = p.untilEditor("the failed edit", func(e editorState) bool { return e.Error != "" })
+	if !strings.Contains(e.Error, "could not be re-lettered") || !strings.Contains(e.Error, "the lettering tool is down") ||
+		!strings.HasSuffix(e.Image, "?rev=1") || e.SaveOff || e.Trans != "Once more" {
+		t.Errorf("after a failed edit: error %q, image %q, save disabled %v, translation %q", e.Error, e.Image, e.SaveOff, e.Trans)
+	}
+	if streams, reads := rec.sinceLastEdit(s.JobID); streams != 1 || reads != 0 {
+		t.Errorf("the failed edit was learnt of by %d streams and %d state reads; want the one stream alone", streams, reads)
 	}
 
 	// On a phone the page and the list stack, the page still fits the screen's width.
