@@ -507,9 +507,9 @@ function fail(err) {
   renderCost();
 }
 
-// settled says whether a state of the job is the last its stream sends: finished, and no page
+// jobSettled says whether a state of the job is the last its stream sends: finished, and no page
 // being edited.
-function settled(job) {
+function jobSettled(job) {
   return (job.status === 'completed' || job.status === 'failed') && !(job.results || []).some((x) => x && x.editing);
 }
 
@@ -558,7 +558,7 @@ function waitForRevision(gen, key, revision, oldError) {
       // The server ended the stream after its last message, which shows the edit over (an edit
       // done before the stream's first message shows up only so); otherwise the connection
       // broke and the browser opens it again by itself.
-      if (last && settled(last)) finish({ job: last });
+      if (last && jobSettled(last)) finish({ job: last });
     };
   });
 }
