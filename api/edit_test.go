@@ -333,8 +333,8 @@ func TestEditPageRoundTrip(t *testing.T) {
 		if first := s.events[0].State.Results[0]; first.Editing != 2 || first.Revision != 1 {
 			t.Errorf("the stream's first message shows %+v, want revision 2 being applied", first)
 		}
-		if res.Revision != 2 || res.EditError != "" {
-			t.Fatalf("after retranslating the page reads %+v", res)
+		if res.Revision != 2 || res.EditError != "" || !strings.HasSuffix(res.URL, "/p1.png?rev=2") {
+			t.Fatalf("after retranslating the stream's last message shows the page %+v", res)
 		}
 		var ts engine.Transcript
 		env.Do("GET", res.Transcript, nil, nil).JSON(t, &ts)

@@ -12,6 +12,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/testengine"
 	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
@@ -100,6 +101,53 @@ func TestDeleteDuringZipHistoryReplays(t *testing.T) {
 	}
 	if err := workflows.Replay(hist); err != nil {
 		t.Fatalf("replaying the job's own history: %v", err)
+	}
+	captureHistory(t, hist)
+}
+
+// TestEditHistoryReplays records an EditPage workflow on the dev server: a finished page edited
+// with one block translated again (ApplyEdit, then SettleEdit capturing the credit). Its history
+// replays against the current code; with VTS_CAPTURE_HISTORY=path it is written there
+// (workflows/testdata/edit-page-retranslate.json was made so).
+func TestEditHistoryReplays(t *testing.T) {
+	env := apitest.Start(t, apitest.Options{Engine: &testengine.Engine{}})
+	if _, err := env.Store.GrantCredits(context.Background(), "reviser", 5, "test", "grant:reviser"); err != nil {
+		t.Fatal(err)
+	}
+	a := upload(t, env, "reviser", 1)
+	page := finished(t, env, a.JobID).Results[0]
+	var ts engine.Transcript
+	env.Do("GET", page.Transcript, nil, nil).JSON(t, &ts)
+	ts.Blocks = engine.NameBlocks(ts.Blocks)
+	ts.Blocks[1].Translation = "Edited by hand"
+	r := put(env, a.JobID, "page1.png", map[string]any{"userId": "reviser", "transcript": ts, "retranslate": []string{ts.Blocks[0].ID}})
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("edit: %d %s", r.Status, r.Body)
+	}
+	ctx := context.Background()
+	id := job.EditWorkflowID(a.JobID, "page1.png", 1)
+	var res workflows.EditPageResult
+	if err := env.Temporal.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil || !res.Applied {
+		t.Fatalf("the edit ended %+v, %v", res, err)
+	}
+	hist := &historypb.History{}
+	it := env.Temporal.GetWorkflowHistory(ctx, id, "", false, 0)
+	var activities []string
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+		if s := ev.GetActivityTaskScheduledEventAttributes(); s != nil {
+			activities = append(activities, s.ActivityType.Name)
+		}
+	}
+	if !slices.Equal(activities, []string{"ApplyEdit", "SettleEdit"}) {
+		t.Fatalf("the edit ran %v", activities)
+	}
+	if err := workflows.Replay(hist); err != nil {
+		t.Fatalf("replaying the edit's own history: %v", err)
 	}
 	captureHistory(t, hist)
 }

@@ -84,7 +84,8 @@ const defaultHeartbeat = 15 * time.Second
 
 // events is the SSE stream: the current state at once, then every change, each with an id; a
 // comment every 15 s; closed by the server after the terminal message, or, while an edit of a
-// page is being applied, after the message that shows its outcome.
+// page is being applied, after the message that shows its outcome. That last message was read
+// after the stream opened, so a stream opened once an edit was accepted ends on its outcome.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	j, err := s.jobFromPath(r, "jobId")
 	if err != nil {
@@ -135,9 +136,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			_ = rc.Flush()
-			if u.Report.Status.Terminal() && !job.Editing(u.Report) {
-				return
-			}
+			// The stream ends when the hub closes the channel, after the last state, not at the
+			// first message that looks final: a stream opened as an edit is accepted may be handed
+			// a read of the state begun before the edit, which the hub follows with a fresh one.
 		}
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"go.temporal.io/sdk/worker"
 )
 
-// Replay runs a recorded history of TranslateJob or ExpireJob against this code. It fails when
+// Replay runs a recorded history of one of the package's workflows (TranslateJob, ExpireJob,
+// Reconcile, EditPage) against this code. It fails when
 // the code would make different decisions than the ones recorded, which is what would break
 // jobs in flight during a deploy; tests call it on recorded histories.
 func Replay(h *historypb.History) error {

@@ -55,3 +55,9 @@ const (
 	searchAttributesChange = "search-attributes"
 	searchAttributes       = workflow.Version(1)
 )
+
+// EditPage (edit.go) has no change IDs yet: it runs as it was first written. Its change IDs go
+// here, beside the translation's, and its recorded history is edit-page-retranslate.json (an edit
+// with a block translated again, settled), made by TestEditHistoryReplays in api with
+// VTS_CAPTURE_HISTORY. An edit runs for minutes at most (editAttempts tries of ApplyEdit, then
+// SettleEdit), so an old branch of it may go a day after the deploy that added its change.

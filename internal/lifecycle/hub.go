@@ -54,6 +54,9 @@ type feed struct {
 	// Snapshot can wait for the next one; err is that read's failure.
 	read chan struct{}
 	err  error
+	// started counts the reads begun; a subscriber notes it on joining, so that the feed ends
+	// only on a read begun after every subscriber joined (see poll).
+	started int
 }
 
 var errHubClosed = errors.New("the job's state is no longer followed")
@@ -80,6 +83,8 @@ func (u Update) JSON(view func(job.Report) any) []byte {
 // subscription receives the latest update; a slow reader skips intermediate ones, never the last.
 type subscription struct {
 	ch chan Update
+	// since is how many of the feed's reads had begun when it joined.
+	since int
 }
 
 // newHub starts a hub reading states with fetch, which answers job.ErrNotFound once the job is
@@ -107,11 +112,14 @@ func (h *Hub) Watchers(jobID string) int {
 }
 
 // Subscribe follows jobID. The channel yields the current state at once, then every change, and
-// is closed after a terminal state with no edit being applied, or when the job is gone. Call the returned function to leave.
+// is closed after a terminal state with no edit being applied, or when the job is gone. The state
+// it is closed after was read after Subscribe was called: a finished job's state changes only by
+// an edit, and a subscriber who joins once an edit is accepted must see that edit's outcome, not
+// a read begun before the edit. Call the returned function to leave.
 func (h *Hub) Subscribe(jobID string) (<-chan Update, func()) {
-	sub := &subscription{ch: make(chan Update, 1)}
 	h.mu.Lock()
 	f := h.feedLocked(jobID)
+	sub := &subscription{ch: make(chan Update, 1), since: f.started}
 	f.subs[sub] = struct{}{}
 	if f.last != nil {
 		sub.ch <- *f.last
@@ -188,6 +196,10 @@ func (h *Hub) poll(jobID string, f *feed) {
 	seq := 0
 	for {
 		h.fetches.Add(1)
+		h.mu.Lock()
+		f.started++
+		n := f.started
+		h.mu.Unlock()
 		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
 		st, err := h.fetch(ctx, jobID)
 		cancel()
@@ -218,11 +230,15 @@ func (h *Hub) poll(jobID string, f *feed) {
 					offer(sub, u)
 				}
 			}
-			h.mu.Unlock()
-			if st.Status.Terminal() && !job.Editing(st) {
-				h.finish(jobID, f)
+			// The last state: the feed ends in the same hold of the lock, so that a subscriber
+			// joining after this read starts a feed of its own. One who joined while it was being
+			// made (it may predate an edit accepted meanwhile) waits for the next read.
+			if st.Status.Terminal() && !job.Editing(st) && !f.joinedDuring(n) {
+				h.finishLocked(jobID, f)
+				h.mu.Unlock()
 				return
 			}
+			h.mu.Unlock()
 		}
 		if h.hooks.readRecorded != nil {
 			h.hooks.readRecorded()
@@ -248,10 +264,25 @@ func (h *Hub) poll(jobID string, f *feed) {
 	}
 }
 
+// joinedDuring reports whether a subscriber joined once read n had begun. h.mu is held.
+func (f *feed) joinedDuring(n int) bool {
+	for sub := range f.subs {
+		if sub.since >= n {
+			return true
+		}
+	}
+	return false
+}
+
 // finish removes the feed and closes its subscribers, after they received the last update.
 func (h *Hub) finish(jobID string, f *feed) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.finishLocked(jobID, f)
+}
+
+// finishLocked is finish with h.mu held.
+func (h *Hub) finishLocked(jobID string, f *feed) {
 	if h.feeds[jobID] == f {
 		delete(h.feeds, jobID)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -93,5 +94,58 @@ func TestSnapshotWokenWhenFeedLingersOut(t *testing.T) {
 	}
 	if err := <-result; !errors.Is(err, down) {
 		t.Fatalf("Snapshot = %v, want the backend's failure", err)
+	}
+}
+
+// A finished job's state changes only by an edit. A stream opened once an edit was accepted, while
+// the feed's read of the state before the edit is still under way, must not be closed after that
+// stale read: it is closed only after a read begun once it joined, so it shows the edit being
+// applied, then its outcome. (Without that, the reader opening a stream to see an edit's outcome
+// would be told, now and then, that the page was never edited.)
+func TestLateSubscriberSeesTheEditAcceptedMeanwhile(t *testing.T) {
+	page := func(rev, editing int) *job.Report {
+		return &job.Report{ID: "j", Status: job.Completed, Results: []job.PageResult{{OutputName: "p1.png", Revision: rev, Editing: editing}}}
+	}
+	var cur atomic.Pointer[job.Report]
+	cur.Store(page(0, 0))
+	entered, release := make(chan struct{}), make(chan struct{})
+	var reads atomic.Int64
+	h := newHub(func(context.Context, string) (job.Report, error) {
+		st := *cur.Load() // the state as the read begins
+		if reads.Add(1) == 1 {
+			close(entered)
+			<-release
+		}
+		return st, nil
+	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer h.Close()
+	h.interval = time.Millisecond
+
+	early, leaveEarly := h.Subscribe("j") // its read begins before the edit
+	defer leaveEarly()
+	<-entered
+	cur.Store(page(0, 1)) // the edit is accepted
+	late, leaveLate := h.Subscribe("j")
+	defer leaveLate()
+	close(release)
+
+	var seen []job.PageResult
+	for u := range late {
+		p := u.Report.Results[0]
+		seen = append(seen, p)
+		if p.Editing == 1 {
+			cur.Store(page(1, 0)) // and applied
+		}
+	}
+	if len(seen) == 0 || seen[len(seen)-1].Revision != 1 || !slices.ContainsFunc(seen, func(p job.PageResult) bool { return p.Editing == 1 }) {
+		t.Fatalf("the late subscriber saw %+v before its stream closed; want the edit applied, then revision 1", seen)
+	}
+	// The subscriber who joined before the edit is told of it as well.
+	var last job.PageResult
+	for u := range early {
+		last = u.Report.Results[0]
+	}
+	if last.Revision != 1 {
+		t.Errorf("the early subscriber's last message shows %+v", last)
 	}
 }

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
 
+	"github.com/vtsproject/vts/activities"
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/ocr"
 	"github.com/vtsproject/vts/internal/engine/ocr/translator"
@@ -89,9 +92,17 @@ func (p *page) editor() editorState {
 	return read[editorState](p, readEditor)
 }
 
+// untilEditor waits until cond holds and the editor stands still on the screen: opening it
+// scrolls smoothly, and a point the test clicks is computed from where the page is drawn, which
+// under load may still be moving when the blocks are in.
 func (p *page) untilEditor(what string, cond func(editorState) bool) editorState {
 	p.b.t.Helper()
-	return poll(p, what, readEditor, cond)
+	var before [4]float64
+	return poll(p, what, readEditor, func(e editorState) bool {
+		still := e.Stage == before
+		before = e.Stage
+		return still && cond(e)
+	})
 }
 
 // screen is where a point of the page (in page pixels) is on the screen.
@@ -113,15 +124,29 @@ func boxOf(r engine.Rect) [4]float64 {
 	return [4]float64{float64(r.X), float64(r.Y), float64(r.W), float64(r.H)}
 }
 
-// edits records the bodies of the edit requests the page sends.
+// edits records the bodies of the edit requests the page sends, and, in order, every request
+// about a job (method and path), so that a test can tell how the page learnt of an edit's
+// outcome: from the job's event stream, or by reading its state.
 type edits struct {
 	mu     sync.Mutex
 	bodies []json.RawMessage
 	paths  []string
+	asked  []string
+	// refuseStreams answers the job's event stream 503, as a proxy refusing streams would.
+	refuseStreams atomic.Bool
 }
 
 func (e *edits) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/jobs/") {
+			e.mu.Lock()
+			e.asked = append(e.asked, r.Method+" "+r.URL.Path)
+			e.mu.Unlock()
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/events") && e.refuseStreams.Load() {
+				http.Error(w, "no streams here", http.StatusServiceUnavailable)
+				return
+			}
+		}
 		if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/transcript") {
 			body, _ := io.ReadAll(r.Body)
 			e.mu.Lock()
@@ -145,6 +170,22 @@ type editBody struct {
 	UserID      string            `json:"userId"`
 	Transcript  engine.Transcript `json:"transcript"`
 	Retranslate []string          `json:"retranslate"`
+}
+
+// sinceLastEdit counts the requests for the job's event stream and for its state made since the
+// last edit was sent.
+func (e *edits) sinceLastEdit(jobID string) (streams, reads int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := len(e.asked) - 1; i >= 0 && !strings.HasPrefix(e.asked[i], http.MethodPut); i-- {
+		switch e.asked[i] {
+		case "GET /api/jobs/" + jobID + "/events":
+			streams++
+		case "GET /api/jobs/" + jobID:
+			reads++
+		}
+	}
+	return streams, reads
 }
 
 func (e *edits) last(t *testing.T) (string, editBody) {
@@ -184,10 +225,18 @@ func shoot(t *testing.T, p *page, name string) {
 // The editor opens on a finished page with every block outlined where the transcript puts it
 // and listed with its text; a block is chosen on the page, in the list or with the arrow keys;
 // its translation and box change; a drag adds a block; and Save sends exactly that, as the
-// API's edited transcript.
+// API's edited transcript. The new version shows even when the job's stream is refused, and an
+// edit that fails says why.
 func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	rec := &edits{}
-	env := apitest.Start(t, apitest.Options{Wrap: rec.wrap})
+	var refuseEdits atomic.Bool
+	env := apitest.Start(t, apitest.Options{Wrap: rec.wrap,
+		AroundActivity: func(ctx context.Context, activity, _ string, run func() (any, error)) (any, error) {
+			if activity == "ApplyEdit" && refuseEdits.Load() {
+				return nil, temporal.NewNonRetryableApplicationError("the lettering tool is down", activities.ErrTypePermanentPage, nil)
+			}
+			return run()
+		}})
 	b := startBrowser(t)
 	p := b.newPage(1200, 900)
 	p.navigate(env.URL + "/")
@@ -272,6 +321,8 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 		t.Errorf("one click on Close with unsaved edits: visible %v, %d blocks, button %q", e.Visible, len(e.Items), closeLabel)
 	}
 
+	// The job's stream is refused from here on, as by a proxy that will not carry it.
+	rec.refuseStreams.Store(true)
 	p.click("#editor-save")
 	p.untilEditor("the edit request", func(editorState) bool { return rec.count() == 1 })
 	path, body := rec.last(t)
@@ -291,6 +342,26 @@ func TestEditorOutlinesSelectsAndSendsEdits(t *testing.T) {
 	}
 	if nb := blocks[2]; nb.ID != "" || nb.Source != "ドン" || nb.Translation != "BOOM" || !near(boxOf(nb.Box), [4]float64{100, 500, 160, 120}, tol) || len(nb.Shape) != 4 {
 		t.Errorf("the added block: %+v", nb)
+	}
+	// Without its stream the page still learns of the new version: it reads the job's state.
+	e = p.untilEditor("the re-lettered page, without a stream", func(e editorState) bool { return strings.HasPrefix(e.Status, "Saved") })
+	if streams, reads := rec.sinceLastEdit(s.JobID); streams == 0 || reads == 0 || !strings.HasSuffix(e.Image, "?rev=1") || e.Gallery[0] != e.Image {
+		t.Errorf("with the stream refused: %d stream requests, %d state reads; the editor shows %q, the gallery %q", streams, reads, e.Image, e.Gallery)
+	}
+
+	// An edit that fails is reported on the stream with why, and the page stays as it was.
+	rec.refuseStreams.Store(false)
+	refuseEdits.Store(true)
+	p.click("#editor-blocks li:nth-child(1) .eb-item")
+	p.typeInto("#ed-translation", "Once more")
+	p.click("#editor-save")
+	e = p.untilEditor("the failed edit", func(e editorState) bool { return e.Error != "" })
+	if !strings.Contains(e.Error, "could not be re-lettered") || !strings.Contains(e.Error, "the lettering tool is down") ||
+		!strings.HasSuffix(e.Image, "?rev=1") || e.SaveOff || e.Trans != "Once more" {
+		t.Errorf("after a failed edit: error %q, image %q, save disabled %v, translation %q", e.Error, e.Image, e.SaveOff, e.Trans)
+	}
+	if streams, reads := rec.sinceLastEdit(s.JobID); streams != 1 || reads != 0 {
+		t.Errorf("the failed edit was learnt of by %d streams and %d state reads; want the one stream alone", streams, reads)
 	}
 
 	// On a phone the page and the list stack, the page still fits the screen's width.
@@ -373,7 +444,7 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finishedJob(t, p, "team-"+uuid.NewString()[:8], map[string][]byte{"p1.png": mp.Encoded})
+	job := finishedJob(t, p, "team-"+uuid.NewString()[:8], map[string][]byte{"p1.png": mp.Encoded})
 	before, _ := env.Balance(p.userID(t))
 
 	p.click("#gallery li:nth-child(1) .result-edit")
@@ -401,6 +472,10 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	e = p.untilEditor("the re-lettered page", func(e editorState) bool { return strings.HasPrefix(e.Status, "Saved") && e.Loaded })
 	if e.Image == page0.URL || !strings.HasSuffix(e.Image, "rev=1") || e.Gallery[0] != e.Image {
 		t.Errorf("after the save the editor shows %q and the gallery %q; was %q", e.Image, e.Gallery, page0.URL)
+	}
+	// The new version came on the job's event stream: the page never read the job's state.
+	if streams, reads := rec.sinceLastEdit(job.JobID); streams != 1 || reads != 0 {
+		t.Errorf("after the save the page opened %d streams and read the job's state %d times; want the one stream alone", streams, reads)
 	}
 	var page1 struct{ URL, Transcript string }
 	p.eval(`(() => { const r = editor.page; return {URL: r.url, Transcript: r.transcript} })()`, &page1)
@@ -432,6 +507,9 @@ func TestEditorRoundTripOnAMangaPage(t *testing.T) {
 	e = p.untilEditor("the second revision", func(e editorState) bool {
 		return strings.HasPrefix(e.Status, "Saved") && strings.HasSuffix(e.Image, "rev=2")
 	})
+	if streams, reads := rec.sinceLastEdit(job.JobID); streams != 1 || reads != 0 {
+		t.Errorf("after the paid save the page opened %d streams and read the job's state %d times; want the one stream alone", streams, reads)
+	}
 	var page2 struct{ Transcript string }
 	p.eval(`({Transcript: editor.page.transcript})`, &page2)
 	got := fetchTranscript(t, env, page2.Transcript)

@@ -1,6 +1,6 @@
 // The proofreading editor: a finished page with its text blocks outlined, a list of the blocks,
 // and the fields to change one. Saving sends the edited transcript; the server re-letters the
-// page from its cleaned version and the job's state then gives the page a new address.
+// page from its cleaned version, and the job's event stream reports the page's new address.
 // It shares app.js's helpers ($, el, state, authHeaders, apiError, showError...).
 'use strict';
 
@@ -10,9 +10,10 @@ const STATUS_WORDS = {
 };
 // A drag shorter than this, in screen pixels, is a click, not a new block or a move.
 const DRAG_THRESHOLD = 4;
-// How often the job is read while a page is being re-lettered, and for how long at most.
-const RELETTER_POLL_MS = 400;
+// How long a save waits for its page before saying it takes long, and how often the job is read
+// instead when its event stream cannot be opened.
 const RELETTER_GIVE_UP_MS = 5 * 60 * 1000;
+const RELETTER_POLL_MS = 400;
 
 const editor = {
   page: null,        // the job's result being edited (app.js's result object)
@@ -27,6 +28,7 @@ const editor = {
   dirty: false,      // edits not yet saved
   closeArmed: false, // Close was pressed once with unsaved edits
   generation: 0,     // bumped on every open and close, so late answers are dropped
+  stopWaiting: null, // ends the wait for a saved page, when one is under way
 };
 
 // pageFile is the {file} of the edit endpoint: the last segment of the page's address.
@@ -46,6 +48,7 @@ function requestClose() {
 
 function closeEditor() {
   editor.generation++;
+  if (editor.stopWaiting) editor.stopWaiting();
   editor.dirty = editor.closeArmed = false;
   $('editor-close').textContent = 'Close the editor';
   editor.page = null;
@@ -58,6 +61,7 @@ function closeEditor() {
 async function openEditor(r) {
   if (!state.job) return;
   closeViewer();
+  if (editor.stopWaiting) editor.stopWaiting();
   const gen = ++editor.generation;
   Object.assign(editor, { page: r, jobId: state.job.id, transcript: null, blocks: [], selected: -1, saving: false, drag: null, dirty: false, closeArmed: false });
   $('editor-close').textContent = 'Close the editor';
@@ -470,8 +474,13 @@ async function save() {
     return;
   }
   status.textContent = 'Re-lettering…';
-  const job = await waitForRevision(gen, pageKey(r), accepted.revision, r.editError || '');
-  if (!job || gen !== editor.generation) return;
+  const { job, error } = await waitForRevision(gen, pageKey(r), accepted.revision, r.editError || '');
+  if (gen !== editor.generation) return;
+  if (error) {
+    fail(error);
+    return;
+  }
+  if (!job) return;
   const fresh = (job.results || []).find((x) => x && pageKey(x) === pageKey(r));
   if (!fresh || (fresh.revision || 0) < accepted.revision) {
     fail({ status: 0, code: '', title: 'The page could not be re-lettered', text: String((fresh && fresh.editError) || 'the page is gone from the job.') });
@@ -498,34 +507,87 @@ function fail(err) {
   renderCost();
 }
 
-// waitForRevision reads the job until the page shows the revision the server accepted, or says
+// jobSettled says whether a state of the job is the last its stream sends: finished, and no page
+// being edited.
+function jobSettled(job) {
+  return (job.status === 'completed' || job.status === 'failed') && !(job.results || []).some((x) => x && x.editing);
+}
+
+// waitForRevision follows the job's event stream, as app.js follows its progress, until the page
+// shows the revision the server accepted or the edit is over without it (its editError says why),
+// and returns that state of the job as {job}; {error} when the page takes too long; {} once the
+// editor closed. The server keeps a finished job's stream open while one of its pages is edited
+// and ends it after the message showing the outcome, which it read after the stream opened.
+function waitForRevision(gen, key, revision, oldError) {
+  return new Promise((resolve) => {
+    const source = new EventSource('/api/jobs/' + encodeURIComponent(editor.jobId) + '/events');
+    let last = null;      // the job as the stream's last message showed it
+    let applying = false; // a message showed this revision being applied
+    let over = false;
+    const end = () => {
+      over = true;
+      source.close();
+      clearTimeout(timer);
+      editor.stopWaiting = null;
+    };
+    const finish = (outcome) => {
+      if (over) return;
+      end();
+      resolve(gen === editor.generation ? outcome : {});
+    };
+    const timer = setTimeout(() => finish({ error: tooLong }), RELETTER_GIVE_UP_MS);
+    editor.stopWaiting = () => finish({});
+    source.onmessage = (e) => {
+      let job;
+      try { job = JSON.parse(e.data); } catch { return; }
+      last = job;
+      const page = (job.results || []).find((x) => x && pageKey(x) === key);
+      if (!page || (page.revision || 0) >= revision) finish({ job });
+      else if (page.editing === revision) applying = true;
+      else if (applying) finish({ job }); // no longer applied, and not made: it failed
+    };
+    source.onerror = () => {
+      if (over) return;
+      if (source.readyState === EventSource.CLOSED) {
+        // The fallback, for a stream that cannot be opened at all (a 429 too_many_streams, a
+        // proxy refusing it): read the job's state until the page settles.
+        end();
+        pollForRevision(gen, key, revision, oldError).then(resolve);
+        return;
+      }
+      // The server ended the stream after its last message, which shows the edit over (an edit
+      // done before the stream's first message shows up only so); otherwise the connection
+      // broke and the browser opens it again by itself.
+      if (last && jobSettled(last)) finish({ job: last });
+    };
+  });
+}
+
+// pollForRevision reads the job until the page shows the revision the server accepted, or says
 // why it could not be made (an editError once the edit is no longer being applied, or one other
-// than the page had before this save), and returns that state; null when the editor closed.
-async function waitForRevision(gen, key, revision, oldError) {
+// than the page had before this save), answering as waitForRevision does. Only for a job whose
+// stream cannot be opened.
+async function pollForRevision(gen, key, revision, oldError) {
   const until = Date.now() + RELETTER_GIVE_UP_MS;
   let applying = false;
   while (gen === editor.generation) {
+    if (Date.now() > until) return { error: tooLong };
     try {
       const resp = await fetch('/api/jobs/' + encodeURIComponent(editor.jobId), { headers: authHeaders(), cache: 'no-store' });
-      if (gen !== editor.generation) return null;
-      if (!resp.ok) {
-        fail(await apiError(resp));
-        return null;
-      }
+      if (gen !== editor.generation) return {};
+      if (!resp.ok) return { error: await apiError(resp) };
       const job = await resp.json();
       const page = (job.results || []).find((x) => x && pageKey(x) === key);
       if (page && page.editing >= revision) applying = true;
-      if (page && ((page.revision || 0) >= revision ||
-        (page.editError && (page.editError !== oldError || (applying && !page.editing))))) return job;
+      if (!page || (page.revision || 0) >= revision ||
+        (page.editError && (page.editError !== oldError || (applying && !page.editing)))) return { job };
     } catch { /* the next round tries again */ }
-    if (Date.now() > until) {
-      fail({ status: 0, code: '', title: 'Still re-lettering', text: 'the page is taking long; reopen it later to see the result.' });
-      return null;
-    }
     await new Promise((ok) => setTimeout(ok, RELETTER_POLL_MS));
   }
-  return null;
+  return {};
 }
+
+const tooLong = { status: 0, code: '', title: 'Still re-lettering', text: 'the page is taking long; reopen it later to see the result.' };
 
 // ---- wiring ----
 function numberField(f) {
