@@ -35,10 +35,14 @@ func HTTPServer(addr string, handler http.Handler) *TimedServer {
 // manage their own write deadlines.
 func NewHTTPServer(addr string, handler http.Handler, t Timeouts) *TimedServer {
 	base, abort := context.WithCancel(context.Background())
+	// Go's own header timeout is a backstop only: the 408 comes first. Its margin is generous, so
+	// that a header clock whose timer a loaded machine runs late still answers before the
+	// backstop closes the connection without a word.
+	backstop := t.ReadHeader + max(t.ReadHeader, 5*time.Second)
 	return &TimedServer{readHeader: t.ReadHeader, abort: abort, Server: &http.Server{
 		Addr:              addr,
 		Handler:           headerClock(bodyDeadlines(handler, t, base)),
-		ReadHeaderTimeout: 2 * t.ReadHeader, // a backstop: the 408 comes first
+		ReadHeaderTimeout: backstop,
 		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    64 << 10,
 		ConnContext:       withHeaderConn,
