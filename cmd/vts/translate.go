@@ -27,6 +27,7 @@ func runTranslate(ctx context.Context, args []string) error {
 	dst := fs.String("to", "en", "target language")
 	mode := fs.String("mode", "standard", "fast, standard or advanced")
 	res := fs.String("resolution", "original", "original, 1K, 2K or 4K")
+	lettering := fs.String("lettering", "", "mixed or upper (comic-style capitals); the service's default when empty")
 	prompt := fs.String("prompt", "", "custom translation instructions")
 	glossaryFile := fs.String("glossary", "", "a file of fixed translations, one source=target per line (# starts a comment)")
 	out := fs.String("o", "", "where to save the ZIP (default translated-<jobId>.zip); a name ending in .cbz saves the chapter as a CBZ comic")
@@ -47,7 +48,7 @@ func runTranslate(ctx context.Context, args []string) error {
 	}
 	base := strings.TrimRight(*server, "/")
 	body, ctype := multipartBody(map[string]string{"userId": *user, "sourceLang": *src, "targetLang": *dst,
-		"mode": *mode, "resolution": *res, "customPrompt": *prompt, "glossary": glossary}, fs.Args())
+		"mode": *mode, "resolution": *res, "lettering": *lettering, "customPrompt": *prompt, "glossary": glossary}, fs.Args())
 	// A retry of this same invocation (by a proxy, say) must not start and pay for a second job.
 	resp, err := send(ctx, http.MethodPost, base+"/api/translate", body, ctype, *token, "cli-"+uuid.NewString())
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/testengine"
+	"github.com/vtsproject/vts/internal/job"
 	"github.com/vtsproject/vts/internal/testkit/apitest"
 )
 
@@ -22,8 +23,8 @@ func TestMain(m *testing.M) {
 	apitest.Main(m)
 }
 
-// The command-line client uploads with a glossary, follows the progress stream and saves the
-// ZIP: the pages, then their transcripts and cleaned versions.
+// The command-line client uploads with a glossary and comic-style capitals, follows the progress
+// stream and saves the ZIP: the pages, then their transcripts and cleaned versions.
 func TestTranslateCommand(t *testing.T) {
 	eng := &testengine.Engine{}
 	env := apitest.Start(t, apitest.Options{Engine: eng})
@@ -41,7 +42,7 @@ func TestTranslateCommand(t *testing.T) {
 		pages = append(pages, p)
 	}
 	out := filepath.Join(dir, "out.zip")
-	args := append([]string{"-server", env.URL, "-user", "cli-user", "-to", "es", "-mode", "fast", "-glossary", glossary, "-o", out}, pages...)
+	args := append([]string{"-server", env.URL, "-user", "cli-user", "-to", "es", "-mode", "fast", "-lettering", "upper", "-glossary", glossary, "-o", out}, pages...)
 	if err := runTranslate(context.Background(), args); err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +53,9 @@ func TestTranslateCommand(t *testing.T) {
 	for _, r := range eng.Requests() {
 		if r.Glossary != "Hello=Hola" {
 			t.Errorf("%s was translated with the glossary %q", r.Filename, r.Glossary)
+		}
+		if r.Lettering != job.Upper {
+			t.Errorf("%s was lettered %q, want upper", r.Filename, r.Lettering)
 		}
 	}
 	if al, _ := env.Balance("cli-user"); al != 9 { // 2 pages × 0.5
