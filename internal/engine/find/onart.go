@@ -24,8 +24,8 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	long := max(b.Dx(), b.Dy())
 	minChar, maxChar := max(7, long/260), long/7
 	ll := label(threshold(g, pa.InkSoft), true)
-	texture := textureOf(ll.comps, minChar, maxChar)
 	nb := newNeighbours(ll.comps, 2*minChar)
+	texture := textureOf(ll.comps, nb, minChar, maxChar)
 
 	// Texture density on a coarse grid tells what lies around a candidate.
 	cell := minChar
@@ -33,29 +33,16 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	dens := make([]int32, gw*gh)
 	candidate := make([]bool, len(ll.comps))
 	for i, c := range ll.comps {
-		if texture[i] != notTexture {
-			continue
-		}
-		thick, length := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
-		candidate[i] = thick <= maxChar*5/4 && length >= minChar/2 && !(thick < minChar && thick*6 < length)
-	}
-	// A halo clips the tone's dots beside the glyphs into fragments with no twins; a mark no
-	// larger than the dots around it is dropped (with the odd dakuten or 、, which reading
-	// misses less than it would a column padded with fragments).
-	for i, c := range ll.comps {
-		size := max(c.Box.Dx(), c.Box.Dy())
-		if !candidate[i] || size > 2*minChar {
-			continue
-		}
-		dotSized := false
-		nb.each(c.Box, 3*size+4, func(j int) {
-			o := ll.comps[j]
-			if texture[j] == dotTexture && max(o.Box.Dx(), o.Box.Dy())*5 >= size*4 {
-				dotSized = true
-			}
-		})
-		if dotSized {
-			candidate[i] = false
+		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
+		candidate[i] = texture[i] == notTexture && thick <= maxChar*5/4 && size >= minChar/2 && !(thick < minChar && thick*6 < size)
+		// A halo clips the tone's dots beside the glyphs into fragments with no twins; a mark
+		// no larger than the dots around it is dropped (with the odd dakuten or 、, which
+		// reading misses less than it would a column padded with fragments).
+		if candidate[i] && size <= 2*minChar {
+			nb.each(c.Box, 3*size+4, func(j int) {
+				o := ll.comps[j].Box
+				candidate[i] = candidate[i] && !(texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
+			})
 		}
 	}
 	pix := make([][]int, len(ll.comps))
@@ -67,8 +54,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		k := id - 1
 		mom[k].add(i%ll.w-ll.comps[k].Box.Min.X, i/ll.w-ll.comps[k].Box.Min.Y)
 		if texture[k] != notTexture {
-			x, y := i%ll.w, i/ll.w
-			dens[(y/cell)*gw+x/cell]++
+			dens[(i/ll.w/cell)*gw+i%ll.w/cell]++
 		} else if candidate[k] {
 			pix[k] = append(pix[k], i)
 		}
@@ -96,87 +82,57 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		if !candidate[k] || elong[k] < 3 {
 			continue
 		}
-		angle := angles[k]
-		cx := float64(c.Box.Min.X) + mom[k].sx/mom[k].n
-		cy := float64(c.Box.Min.Y) + mom[k].sy/mom[k].n
-		dx, dy := math.Cos(angle), math.Sin(angle)
+		cx, cy := float64(c.Box.Min.X)+mom[k].sx/mom[k].n, float64(c.Box.Min.Y)+mom[k].sy/mom[k].n
+		dx, dy := math.Cos(angles[k]), math.Sin(angles[k])
+		px, py := int(math.Round(-dy)), int(math.Round(dx))
 		reach := float64(max(c.Box.Dx(), c.Box.Dy()) + 3*minChar)
 		for _, sign := range []float64{1, -1} {
+			// A pixel either side of the axis counts (a slanted line's steps), and the line may
+			// break where other lettering cut it too.
 			run := 0
 			for t := 0.0; t < reach && run < minChar; t++ {
 				x, y := int(math.Round(cx+sign*t*dx)), int(math.Round(cy+sign*t*dy))
-				// A pixel either side of the axis counts (a slanted line's steps), and the run
-				// may break where other lettering cut the line too.
-				if dark(x, y, k) || dark(x+int(math.Round(-dy)), y+int(math.Round(dx)), k) || dark(x-int(math.Round(-dy)), y-int(math.Round(dx)), k) {
+				if dark(x, y, k) || dark(x+px, y+py, k) || dark(x-px, y-py, k) {
 					run++
 				}
 			}
-			if run >= minChar {
-				candidate[k] = false
-			}
+			candidate[k] = candidate[k] && run < minChar
 		}
 	}
-	if artDebug != nil {
-		artDebug("cands", ll, candidate)
-	}
-	// textured reports whether the cells of r are mostly texture (a tenth of their pixels or more).
+	// textured is the share of the cells of r outside skip that are texture (a tenth of their
+	// pixels or more).
 	textured := func(r image.Rectangle, skip image.Rectangle) float64 {
 		r = r.Intersect(b)
 		n, on := 0, 0
 		for cy := r.Min.Y / cell; cy <= (r.Max.Y-1)/cell; cy++ {
 			for cx := r.Min.X / cell; cx <= (r.Max.X-1)/cell; cx++ {
-				if (image.Pt(cx*cell+cell/2, cy*cell+cell/2)).In(skip) {
-					continue
-				}
-				n++
-				if int(dens[cy*gw+cx])*10 >= cell*cell {
-					on++
+				if !(image.Pt(cx*cell+cell/2, cy*cell+cell/2)).In(skip) {
+					n++
+					on += int(min(1, dens[cy*gw+cx]*10/int32(cell*cell)))
 				}
 			}
 		}
-		if n == 0 {
-			return 0
-		}
-		return float64(on) / float64(n)
+		return float64(on) / float64(max(n, 1))
 	}
 	var blobs []blob
 	for k, c := range ll.comps {
 		if !candidate[k] || len(pix[k]) < 3 {
 			continue
 		}
-		box := c.Box
-		if covered(found, box) {
-			continue
-		}
-		bb := blob{Box: box, Thick: min(box.Dx(), box.Dy()), pix: pix[k]}
+		bb := blob{Box: c.Box, Thick: min(c.Box.Dx(), c.Box.Dy()), pix: pix[k]}
 		for _, px := range pix[k] {
 			if g.Pix[px] < pa.InkMax {
 				bb.Ink++
 			}
 		}
-		if bb.Ink < 3 || float64(bb.Ink)/float64(area(box)) > 0.88 {
-			continue
+		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !covered(found, c.Box) {
+			blobs = append(blobs, bb)
 		}
-		blobs = append(blobs, bb)
 	}
 	var out []*page.Block
 	for _, grp := range cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) }) {
 		grp = pruneGaps(pruneThick(grp), g.Stride)
 		tb := makeBlock(g, grp, pa, minChar, maxChar)
-		if artDebug != nil {
-			var bx image.Rectangle
-			for _, x := range grp {
-				bx = bx.Union(x.Box)
-			}
-			for _, x := range grp {
-				artDebug("blob", x.Box, x.Thick, len(x.pix))
-			}
-			if tb != nil {
-				artDebug("grp", bx, len(grp), tb.Box, tb.Chars(), tb.Char, len(tb.Lines), textured(tb.Box.Inset(-tb.Char), tb.Box))
-			} else {
-				artDebug("grp", bx, len(grp), "nil")
-			}
-		}
 		if tb == nil || len(tb.Lines) == 0 {
 			continue
 		}
@@ -217,8 +173,7 @@ func pruneGaps(grp []blob, stride int) []blob {
 				in++
 			}
 		}
-		core := in*2 >= b.Box.Dx()
-		if core {
+		if in*2 >= b.Box.Dx() {
 			out = append(out, b)
 		}
 	}
@@ -235,27 +190,20 @@ func covered(found []*page.Block, r image.Rectangle) bool {
 	return false
 }
 
-// Kinds of texture.
-const (
-	notTexture = iota
-	lineTexture
-	dotTexture
-)
+// The kinds of texture a piece may be.
+const notTexture, lineTexture, dotTexture = 0, 1, 2
 
 // textureOf tells the connected pieces that are texture: dots with several twins close by
 // (dotTexture), and lines or nets of lines far longer than a character and sparse (lineTexture).
-// near calls each piece of at most 2·minChar with the other such pieces within reach of it.
-func textureOf(comps []component, minChar, maxChar int) []uint8 {
+func textureOf(comps []component, nb *neighbours, minChar, maxChar int) []uint8 {
 	tex := make([]uint8, len(comps))
 	twin := func(a, b component) bool {
 		tol := max(1, a.Box.Dx()/6, a.Box.Dy()/6)
 		return abs(a.Box.Dx()-b.Box.Dx()) <= tol && abs(a.Box.Dy()-b.Box.Dy()) <= tol &&
 			abs(a.Area-b.Area)*4 <= max(a.Area, b.Area)
 	}
-	nb := newNeighbours(comps, 2*minChar)
 	for i, c := range comps {
-		size := max(c.Box.Dx(), c.Box.Dy())
-		thick := min(c.Box.Dx(), c.Box.Dy())
+		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
 		switch {
 		case size > 2*maxChar || (size > 2*minChar && c.Area*12 < area(c.Box)):
 			tex[i] = lineTexture // a hatching line across, or a net of them
@@ -313,29 +261,16 @@ type moments struct{ n, sx, sy, sxx, syy, sxy float64 }
 
 func (m *moments) add(x, y int) {
 	fx, fy := float64(x), float64(y)
-	m.n++
-	m.sx += fx
-	m.sy += fy
-	m.sxx += fx * fx
-	m.syy += fy * fy
-	m.sxy += fx * fy
+	*m = moments{m.n + 1, m.sx + fx, m.sy + fy, m.sxx + fx*fx, m.syy + fy*fy, m.sxy + fx*fy}
 }
 
 // orientation is the angle of the piece's long axis in [0, π) and the ratio of its length to
 // its width.
 func (m *moments) orientation() (angle, elongation float64) {
-	if m.n < 2 {
-		return 0, 1
-	}
 	mx, my := m.sx/m.n, m.sy/m.n
 	a, b, c := m.sxx/m.n-mx*mx, m.syy/m.n-my*my, m.sxy/m.n-mx*my
-	angle = 0.5 * math.Atan2(2*c, a-b)
-	if angle < 0 {
-		angle += math.Pi
-	}
+	angle = math.Mod(0.5*math.Atan2(2*c, a-b)+math.Pi, math.Pi)
 	d := math.Sqrt((a-b)*(a-b)/4 + c*c)
 	l1, l2 := (a+b)/2+d, (a+b)/2-d
 	return angle, math.Sqrt(l1 / max(l2, 1.0/12))
 }
-
-var artDebug func(string, ...any)
