@@ -187,10 +187,18 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		Fill(img, letteringMask(gray, int(luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area))
 		return
 	}
-	// On a screentone the dots are carried on through the erased strokes.
+	// On a screentone the dots are carried on through the erased strokes, and through the white
+	// halo a letterer sets around lettering on art, which would otherwise stay behind as a blank
+	// silhouette of the erased text (tone carried over tone changes nothing).
 	around := t.Box.Inset(-max(3*grow, t.Char)).Intersect(pb)
-	if period, ok := tonePeriod(gray, m, around); ok && copyTone(img, m, region, period, around) {
-		return
+	if period, ok := tonePeriod(gray, m, around); ok {
+		halo := page.NewMask(pb)
+		copy(halo.Mask, m.Mask)
+		wide := t.Box.Inset(-grow - t.Char/3).Intersect(pb)
+		dilateIn(halo, wide, t.Char/3)
+		if copyTone(img, halo, wide, period, around) || copyTone(img, m, region, period, around) {
+			return
+		}
 	}
 	Fill(img, m)
 }
