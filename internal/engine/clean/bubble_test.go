@@ -192,6 +192,43 @@ func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
 	}
 }
 
+// Lettering set on a screentone with a white halo around its strokes is erased with its halo:
+// the tone runs on where both were, with no blank silhouette of the text left on the art.
+func TestBlockOnToneCarriesTheDotsThroughTheHalo(t *testing.T) {
+	want := tonePage(240, 160)
+	img := tonePage(240, 160)
+	box := image.Rect(80, 50, 160, 110)
+	stroke := func(x, y int) bool { return (x-box.Min.X)%24 < 4 || (y-box.Min.Y)%28 < 4 }
+	ink := page.NewMask(box)
+	for y := box.Min.Y - 5; y < box.Max.Y+5; y++ {
+		for x := box.Min.X - 5; x < box.Max.X+5; x++ {
+			near := false // within 5 px of a stroke: the halo
+			for d := -5; d <= 5 && !near; d++ {
+				near = image.Pt(x+d, y).In(box) && stroke(x+d, y) || image.Pt(x, y+d).In(box) && stroke(x, y+d)
+			}
+			switch {
+			case image.Pt(x, y).In(box) && stroke(x, y):
+				img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
+				ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+			case near:
+				img.SetRGBA(x, y, color.RGBA{255, 255, 255, 255})
+			}
+		}
+	}
+	Block(img, page.Gray(img), 245, Target{Box: box, Char: 24, Ink: ink})
+	wrong := 0
+	for y := box.Min.Y - 5; y < box.Max.Y+5; y++ {
+		for x := box.Min.X - 5; x < box.Max.X+5; x++ {
+			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
+				wrong++
+			}
+		}
+	}
+	if n := (box.Dx() + 10) * (box.Dy() + 10); wrong > n/50 {
+		t.Errorf("%d of %d pixels around the erased text differ from the tone", wrong, n)
+	}
+}
+
 // Lettering on plain paper that no closed bubble holds (a balloon open on one side) is erased
 // as in a bubble: a dot of punctuation the ink mask missed goes too, and the paper is flat.
 func TestBlockOnPlainPaperErasesWhatTheMaskMissed(t *testing.T) {

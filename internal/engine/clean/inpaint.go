@@ -187,10 +187,22 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		Fill(img, letteringMask(gray, int(luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area))
 		return
 	}
-	// On a screentone the dots are carried on through the erased strokes.
-	around := t.Box.Inset(-max(3*grow, t.Char)).Intersect(pb)
-	if period, ok := tonePeriod(gray, m, around); ok && copyTone(img, m, region, period, around) {
-		return
+	// On a screentone the dots are carried on through the erased strokes, and through the white
+	// halo a letterer sets around lettering on art, which would otherwise stay behind as a blank
+	// silhouette of the erased text (tone carried over tone changes nothing). The tone's period
+	// is measured beyond the halo, whose flat white would hide it.
+	halo := page.NewMask(pb)
+	copy(halo.Mask, m.Mask)
+	wide := t.Box.Inset(-grow - t.Char/3).Intersect(pb)
+	dilateIn(halo, wide, t.Char/3)
+	for _, mm := range []*page.Mask{halo, m} {
+		around := t.Box.Inset(-max(3*grow, t.Char*3/2)).Intersect(pb)
+		if mm == m {
+			around = t.Box.Inset(-max(3*grow, t.Char)).Intersect(pb)
+		}
+		if period, ok := tonePeriod(gray, mm, around); ok && copyTone(img, mm, wide, period, around) {
+			return
+		}
 	}
 	Fill(img, m)
 }

@@ -32,6 +32,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	var blocks []*page.Block
 	if b.Dy() <= b.Dx()*5/2 {
 		blocks = detectBlocks(g, pa)
+		blocks = append(blocks, artBlocks(g, pa, blocks)...)
 	} else {
 		// A webtoon strip, many screens tall: its lettering is sized for its width, so it is
 		// analysed in overlapping tiles two widths tall, each with the scale of a page, and a

@@ -23,7 +23,11 @@ func soundEffects(blocks []*page.Block) []bool {
 	var chars []int
 	for _, b := range blocks {
 		if b.Bubble != nil {
-			chars = append(chars, b.Char)
+			// Each character counts, so that specks of art the finder took for a bubble of a
+			// character or two do not pass for the size of the page's dialogue.
+			for range b.Chars() {
+				chars = append(chars, b.Char)
+			}
 		}
 	}
 	out := make([]bool, len(blocks))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/imageio"
 )
 
@@ -90,5 +91,27 @@ func rotate180(img *image.RGBA, r image.Rectangle) {
 		for x := r.Min.X; x < r.Max.X; x++ {
 			img.SetRGBA(x, y, src.RGBAAt(r.Max.X-1-(x-r.Min.X), r.Max.Y-1-(y-r.Min.Y)))
 		}
+	}
+}
+
+// Free text on the art set at the dialogue's size is dialogue, not a sound effect, however many
+// specks of art the finder took for bubbles of one small character; lettering drawn twice the
+// dialogue's size is a sound effect.
+func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
+	column := func(x, char, n int, bubble bool) *page.Block {
+		b := &page.Block{Vertical: true, Char: char, Lines: []image.Rectangle{image.Rect(x, 0, x+char, n*char)}}
+		if bubble {
+			b.Bubble = &page.Mask{}
+		}
+		return b
+	}
+	blocks := []*page.Block{column(0, 40, 6, true), column(100, 40, 5, true)}
+	for i := range 4 {
+		blocks = append(blocks, column(200+50*i, 14, 1, true))
+	}
+	blocks = append(blocks, column(500, 40, 7, false), column(600, 90, 3, false))
+	sfx := soundEffects(blocks)
+	if sfx[6] || !sfx[7] {
+		t.Errorf("free text at the dialogue's size marked sfx %v, at twice it %v; want false, true", sfx[6], sfx[7])
 	}
 }

@@ -1,0 +1,276 @@
+package find
+
+import (
+	"image"
+	"math"
+	"slices"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+)
+
+// Lettering set straight on the art: free text over screentone or hatching, with or without a
+// white halo. No paper area encloses it, so the bubble finder never sees it. It is found the way
+// text detectors find text regardless of its background: the page's dark connected pieces are
+// sorted into texture and candidate strokes, and strokes of one size that line up in columns
+// over texture become a block. Texture is what repeats: a tone's dots each have several twins of
+// their size close by, where a character's strokes rarely do, and hatching is long thin lines or
+// sparse nets far larger than a character. A character merged with the dots or lines it touches
+// is still about a character's size, so it stays a candidate.
+
+// artBlocks finds the lettering on tone or hatching of g that the blocks already found do not
+// cover.
+func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Block {
+	b := g.Bounds()
+	long := max(b.Dx(), b.Dy())
+	minChar, maxChar := max(7, long/260), long/7
+	ll := label(threshold(g, pa.InkSoft), true)
+	nb := newNeighbours(ll.comps, 2*minChar)
+	texture := textureOf(ll.comps, nb, minChar, maxChar)
+
+	// Texture density on a coarse grid tells what lies around a candidate.
+	cell := minChar
+	gw, gh := (ll.w+cell-1)/cell, (ll.h+cell-1)/cell
+	dens := make([]int32, gw*gh)
+	candidate := make([]bool, len(ll.comps))
+	for i, c := range ll.comps {
+		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
+		candidate[i] = texture[i] == notTexture && thick <= maxChar*5/4 && size >= minChar/2 && !(thick < minChar && thick*6 < size)
+		// A halo clips the tone's dots beside the glyphs into fragments with no twins; a mark
+		// no larger than the dots around it is dropped (with the odd dakuten or 、, which
+		// reading misses less than it would a column padded with fragments).
+		if candidate[i] && size <= 2*minChar {
+			nb.each(c.Box, 3*size+4, func(j int) {
+				o := ll.comps[j].Box
+				candidate[i] = candidate[i] && !(texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
+			})
+		}
+	}
+	pix := make([][]int, len(ll.comps))
+	mom := make([]moments, len(ll.comps))
+	for i, id := range ll.id {
+		if id == 0 {
+			continue
+		}
+		k := id - 1
+		mom[k].add(i%ll.w-ll.comps[k].Box.Min.X, i/ll.w-ll.comps[k].Box.Min.Y)
+		if texture[k] != notTexture {
+			dens[(i/ll.w/cell)*gw+i%ll.w/cell]++
+		} else if candidate[k] {
+			pix[k] = append(pix[k], i)
+		}
+	}
+	// Hatching, speed lines and frames that a halo cuts short beside the glyphs leave stubs with
+	// no length to tell them by; past the halo the line they were cut from carries on along
+	// their axis.
+	angles, elong := make([]float64, len(ll.comps)), make([]float64, len(ll.comps))
+	for k := range ll.comps {
+		angles[k], elong[k] = mom[k].orientation()
+	}
+	// dark tells a pixel of a line, or of another stub of the same direction, from k's.
+	dark := func(x, y, k int) bool {
+		if x < 0 || y < 0 || x >= ll.w || y >= ll.h {
+			return false
+		}
+		id := int(ll.id[y*ll.w+x]) - 1
+		if id < 0 || id == k {
+			return false
+		}
+		d := math.Abs(angles[id] - angles[k])
+		return texture[id] == lineTexture || (elong[id] >= 3 && min(d, math.Pi-d) < 0.2)
+	}
+	for k, c := range ll.comps {
+		if !candidate[k] || elong[k] < 3 {
+			continue
+		}
+		cx, cy := float64(c.Box.Min.X)+mom[k].sx/mom[k].n, float64(c.Box.Min.Y)+mom[k].sy/mom[k].n
+		dx, dy := math.Cos(angles[k]), math.Sin(angles[k])
+		px, py := int(math.Round(-dy)), int(math.Round(dx))
+		reach := float64(max(c.Box.Dx(), c.Box.Dy()) + 3*minChar)
+		for _, sign := range []float64{1, -1} {
+			// A pixel either side of the axis counts (a slanted line's steps), and the line may
+			// break where other lettering cut it too.
+			run := 0
+			for t := 0.0; t < reach && run < minChar; t++ {
+				x, y := int(math.Round(cx+sign*t*dx)), int(math.Round(cy+sign*t*dy))
+				if dark(x, y, k) || dark(x+px, y+py, k) || dark(x-px, y-py, k) {
+					run++
+				}
+			}
+			candidate[k] = candidate[k] && run < minChar
+		}
+	}
+	// textured is the share of the cells of r outside skip that are texture (a tenth of their
+	// pixels or more).
+	textured := func(r image.Rectangle, skip image.Rectangle) float64 {
+		r = r.Intersect(b)
+		n, on := 0, 0
+		for cy := r.Min.Y / cell; cy <= (r.Max.Y-1)/cell; cy++ {
+			for cx := r.Min.X / cell; cx <= (r.Max.X-1)/cell; cx++ {
+				if !(image.Pt(cx*cell+cell/2, cy*cell+cell/2)).In(skip) {
+					n++
+					on += int(min(1, dens[cy*gw+cx]*10/int32(cell*cell)))
+				}
+			}
+		}
+		return float64(on) / float64(max(n, 1))
+	}
+	var blobs []blob
+	for k, c := range ll.comps {
+		if !candidate[k] || len(pix[k]) < 3 {
+			continue
+		}
+		bb := blob{Box: c.Box, Thick: min(c.Box.Dx(), c.Box.Dy()), pix: pix[k]}
+		for _, px := range pix[k] {
+			if g.Pix[px] < pa.InkMax {
+				bb.Ink++
+			}
+		}
+		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !covered(found, c.Box) {
+			blobs = append(blobs, bb)
+		}
+	}
+	var out []*page.Block
+	for _, grp := range cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) }) {
+		grp = pruneGaps(pruneThick(grp), g.Stride)
+		tb := makeBlock(g, grp, pa, minChar, maxChar)
+		if tb == nil || len(tb.Lines) == 0 {
+			continue
+		}
+		// Text on art is set like dialogue: columns of a few characters at least, over texture
+		// all round. Rows are left alone: on art, a row of like shapes is far more often a
+		// pattern than a line of vertical-script lettering.
+		if !tb.Vertical || tb.Chars() < 3 || textured(tb.Box.Inset(-tb.Char), tb.Box) < 0.35 {
+			continue
+		}
+		out = append(out, tb)
+	}
+	return out
+}
+
+// pruneGaps drops from a cluster the small marks that lie between its columns: what the art
+// leaves beside the glyphs (stubs of lines, dots a halo clipped) would join the columns into
+// one, where a dakuten or a 、 sits within its column.
+func pruneGaps(grp []blob, stride int) []blob {
+	var box image.Rectangle
+	for _, b := range grp {
+		box = box.Union(b.Box)
+	}
+	if len(grp) < 3 {
+		return grp
+	}
+	xs := make([]int, box.Dx())
+	for _, b := range grp {
+		for _, px := range b.pix {
+			xs[px%stride-box.Min.X]++
+		}
+	}
+	peak := slices.Max(xs)
+	var out []blob
+	for _, b := range grp {
+		in := 0
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if xs[x-box.Min.X]*6 >= peak {
+				in++
+			}
+		}
+		if in*2 >= b.Box.Dx() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// covered reports whether r lies mostly in a block already found or in its bubble.
+func covered(found []*page.Block, r image.Rectangle) bool {
+	for _, f := range found {
+		if overlapRatio(f.Box, r) > 0.3 || (f.Bubble != nil && r.In(f.Bubble.Box)) {
+			return true
+		}
+	}
+	return false
+}
+
+// The kinds of texture a piece may be.
+const notTexture, lineTexture, dotTexture = 0, 1, 2
+
+// textureOf tells the connected pieces that are texture: dots with several twins close by
+// (dotTexture), and lines or nets of lines far longer than a character and sparse (lineTexture).
+func textureOf(comps []component, nb *neighbours, minChar, maxChar int) []uint8 {
+	tex := make([]uint8, len(comps))
+	twin := func(a, b component) bool {
+		tol := max(1, a.Box.Dx()/6, a.Box.Dy()/6)
+		return abs(a.Box.Dx()-b.Box.Dx()) <= tol && abs(a.Box.Dy()-b.Box.Dy()) <= tol &&
+			abs(a.Area-b.Area)*4 <= max(a.Area, b.Area)
+	}
+	for i, c := range comps {
+		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
+		switch {
+		case size > 2*maxChar || (size > 2*minChar && c.Area*12 < area(c.Box)):
+			tex[i] = lineTexture // a hatching line across, or a net of them
+		case thick < minChar/2 && thick*8 < size:
+			tex[i] = lineTexture // a thin straight line
+		case size <= 2*minChar:
+			n := 0
+			nb.each(c.Box, 3*size+4, func(j int) {
+				if j != i && twin(c, comps[j]) {
+					n++
+				}
+			})
+			if n >= 4 {
+				tex[i] = dotTexture
+			}
+		}
+	}
+	return tex
+}
+
+// neighbours finds the small pieces near a box through a grid of their corners.
+type neighbours struct {
+	comps []component
+	cell  int
+	grid  map[image.Point][]int
+}
+
+func newNeighbours(comps []component, small int) *neighbours {
+	n := &neighbours{comps: comps, cell: small, grid: map[image.Point][]int{}}
+	for i, c := range comps {
+		if max(c.Box.Dx(), c.Box.Dy()) <= small {
+			p := c.Box.Min.Div(n.cell)
+			n.grid[p] = append(n.grid[p], i)
+		}
+	}
+	return n
+}
+
+// each calls f with every small piece within reach of r.
+func (n *neighbours) each(r image.Rectangle, reach int, f func(j int)) {
+	lo, hi := r.Min.Sub(image.Pt(reach+n.cell, reach+n.cell)).Div(n.cell), r.Max.Add(image.Pt(reach, reach)).Div(n.cell)
+	for cy := lo.Y; cy <= hi.Y; cy++ {
+		for cx := lo.X; cx <= hi.X; cx++ {
+			for _, j := range n.grid[image.Pt(cx, cy)] {
+				if boxGap(r, n.comps[j].Box) <= reach {
+					f(j)
+				}
+			}
+		}
+	}
+}
+
+// moments are the sums that give a piece's direction and elongation.
+type moments struct{ n, sx, sy, sxx, syy, sxy float64 }
+
+func (m *moments) add(x, y int) {
+	fx, fy := float64(x), float64(y)
+	*m = moments{m.n + 1, m.sx + fx, m.sy + fy, m.sxx + fx*fx, m.syy + fy*fy, m.sxy + fx*fy}
+}
+
+// orientation is the angle of the piece's long axis in [0, π) and the ratio of its length to
+// its width.
+func (m *moments) orientation() (angle, elongation float64) {
+	mx, my := m.sx/m.n, m.sy/m.n
+	a, b, c := m.sxx/m.n-mx*mx, m.syy/m.n-my*my, m.sxy/m.n-mx*my
+	angle = math.Mod(0.5*math.Atan2(2*c, a-b)+math.Pi, math.Pi)
+	d := math.Sqrt((a-b)*(a-b)/4 + c*c)
+	l1, l2 := (a+b)/2+d, (a+b)/2-d
+	return angle, math.Sqrt(l1 / max(l2, 1.0/12))
+}

@@ -1,0 +1,93 @@
+package find
+
+import (
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"testing"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
+)
+
+// Text set straight on screentone or hatching, with no paper around it, is found as a block of
+// vertical lettering, with its columns, from a crop of a generated page around it.
+func TestMangaFindsTextOnArt(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{1, "ちょっ、何すんのよ！？"}, // dot tone, white halo
+		{2, "ふざけるな！"},      // coarse dot tone, no halo
+		{5, "犯人はこの中にいる！"},
+		{6, "簡単なことさ。"},
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want image.Rectangle
+		for _, bb := range p.Bubbles {
+			if bb.Hard == mangapage.HardOnArt && bb.Text == c.text {
+				want = bb.Box
+			}
+		}
+		if want.Empty() {
+			t.Fatalf("seed %d: no text on art %q", c.seed, c.text)
+		}
+		src := p.RGBA()
+		r := want.Inset(-max(want.Dx(), want.Dy())).Intersect(src.Bounds())
+		crop := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+		draw.Draw(crop, crop.Bounds(), src, r.Min, draw.Src)
+		blocks, _ := Manga(crop, true)
+		b := found(blocks, want.Sub(r.Min))
+		if b == nil {
+			t.Errorf("seed %d: %q on art at %v was not found (blocks %v)", c.seed, c.text, want, boxes(blocks))
+			continue
+		}
+		if !b.Vertical || b.Bubble != nil || len(b.Lines) == 0 {
+			t.Errorf("seed %d: %q found as vertical %v, bubble %v, %d lines", c.seed, c.text, b.Vertical, b.Bubble != nil, len(b.Lines))
+		}
+	}
+}
+
+// Screentone and hatching with nothing written on them are not lettering.
+func TestMangaFindsNothingOnBareArt(t *testing.T) {
+	const w, h = 900, 1200
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	ink := color.RGBA{20, 20, 20, 255}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			switch {
+			case y < h/3: // a dot tone on a 45° lattice
+				u, v := float64(x+y)/14, float64(x-y)/14
+				du, dv := u-math.Round(u), v-math.Round(v)
+				if du*du+dv*dv < 0.09 {
+					img.Set(x, y, ink)
+				}
+			case y < 2*h/3: // hatching
+				if (x+2*y)%12 < 3 {
+					img.Set(x, y, ink)
+				}
+			default: // cross-hatching
+				if (x+y)%16 < 2 || (x-y+h)%16 < 2 {
+					img.Set(x, y, ink)
+				}
+			}
+		}
+	}
+	if blocks, _ := Manga(img, true); len(blocks) > 0 {
+		t.Errorf("bare tone and hatching gave %d blocks: %v", len(blocks), boxes(blocks))
+	}
+}
+
+func boxes(blocks []*page.Block) []image.Rectangle {
+	var out []image.Rectangle
+	for _, b := range blocks {
+		out = append(out, b.Box)
+	}
+	return out
+}
