@@ -64,7 +64,12 @@ func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Po
 		}
 	}
 	lay := l.fitShape(area, float64(t.Char)*maxGrowth, minReadable)
-	lay.draw(dst, ink)
+	if lay.face != nil && busy(dst, area) {
+		radius := max(2, lay.face.Metrics().Height.Round()/9)
+		drawHaloed(dst, area.Box, radius, ink, haloFor(ink), func(a *image.Alpha) { lay.draw(a, color.Opaque) })
+	} else {
+		lay.draw(dst, ink)
+	}
 	return area.Outline(max(4, area.Box.Dy()/24))
 }
 

@@ -3,6 +3,7 @@ package letter
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"strings"
 
 	"golang.org/x/image/font"
@@ -264,7 +265,7 @@ func hyphenated(lay shapeLayout) bool {
 }
 
 // draw letters the layout.
-func (lay shapeLayout) draw(dst *image.RGBA, ink color.Color) {
+func (lay shapeLayout) draw(dst draw.Image, ink color.Color) {
 	if lay.face == nil {
 		return
 	}
