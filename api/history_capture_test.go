@@ -37,15 +37,7 @@ func TestJobHistoryReplays(t *testing.T) {
 	if err := env.Temporal.GetWorkflow(ctx, job.WorkflowID(a.JobID), "").Get(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	hist := &historypb.History{}
-	it := env.Temporal.GetWorkflowHistory(ctx, job.WorkflowID(a.JobID), "", false, 0)
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist.Events = append(hist.Events, ev)
-	}
+	hist, _ := env.History(job.WorkflowID(a.JobID))
 	if err := workflows.Replay(hist); err != nil {
 		t.Fatalf("replaying the job's own history: %v", err)
 	}
@@ -80,19 +72,7 @@ func TestDeleteDuringZipHistoryReplays(t *testing.T) {
 	if err := env.Temporal.GetWorkflow(ctx, job.WorkflowID(a.JobID), "").Get(ctx, nil); err != nil {
 		t.Fatalf("the workflow ended with %v", err)
 	}
-	hist := &historypb.History{}
-	it := env.Temporal.GetWorkflowHistory(ctx, job.WorkflowID(a.JobID), "", false, 0)
-	var activities []string
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist.Events = append(hist.Events, ev)
-		if s := ev.GetActivityTaskScheduledEventAttributes(); s != nil {
-			activities = append(activities, s.ActivityType.Name)
-		}
-	}
+	hist, activities := env.History(job.WorkflowID(a.JobID))
 	if i := slices.Index(activities, "RecordZip"); i < 0 || !slices.Contains(activities[i:], "DeleteFiles") {
 		t.Fatalf("activities %v: want DeleteFiles after RecordZip", activities)
 	}
@@ -130,19 +110,7 @@ func TestEditHistoryReplays(t *testing.T) {
 	if err := env.Temporal.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil || !res.Applied {
 		t.Fatalf("the edit ended %+v, %v", res, err)
 	}
-	hist := &historypb.History{}
-	it := env.Temporal.GetWorkflowHistory(ctx, id, "", false, 0)
-	var activities []string
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist.Events = append(hist.Events, ev)
-		if s := ev.GetActivityTaskScheduledEventAttributes(); s != nil {
-			activities = append(activities, s.ActivityType.Name)
-		}
-	}
+	hist, activities := env.History(id)
 	if !slices.Equal(activities, []string{"ApplyEdit", "SettleEdit"}) {
 		t.Fatalf("the edit ran %v", activities)
 	}

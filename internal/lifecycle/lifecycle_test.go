@@ -261,13 +261,9 @@ func TestKilledWorkerPagesRetriedElsewhere(t *testing.T) {
 		t.Fatalf("allowance %d, want 6", al)
 	}
 	// Every page activity asked for a heartbeat timeout of at most 20 s.
-	it := env.Temporal.GetWorkflowHistory(ctx, job.WorkflowID(a.JobID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	hist, _ := env.History(job.WorkflowID(a.JobID))
 	seen := 0
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range hist.Events {
 		if s := ev.GetActivityTaskScheduledEventAttributes(); s != nil && s.ActivityType.Name == "TranslatePage" {
 			seen++
 			if hb := s.HeartbeatTimeout.AsDuration(); hb <= 0 || hb > 20*time.Second {
