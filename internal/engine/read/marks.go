@@ -194,6 +194,9 @@ func (col column) markAt(slabs []slab) (string, int) {
 		if col.ring(p) {
 			return "。", 1
 		}
+		if col.wave(p) {
+			return "〜", 1
+		}
 		if !col.dot(p) || abs(p.cx2()-col.cx2)*100 > col.c*2*22 {
 			return "", 0
 		}
@@ -286,6 +289,51 @@ func (col column) hook(p *piece) bool {
 		}
 	}
 	return true
+}
+
+// wave: the 〜 of a drawn-out vowel, turned down the column: a tall, thin stroke, one run of ink
+// on every row, that swings from side to side and back (twice; a く swings once, a ー not).
+func (col column) wave(p *piece) bool {
+	w, h, c := p.box.Dx(), p.box.Dy(), col.c
+	if h*100 < c*50 || h*100 > c*110 || w*100 < c*12 || w*100 > c*45 || h*10 < w*18 {
+		return false
+	}
+	var xs []int // doubled centre of each row's run
+	for y := p.box.Min.Y; y < p.box.Max.Y; y++ {
+		if p.runs(y) != 1 {
+			return false
+		}
+		x0, x1 := p.box.Max.X, p.box.Min.X
+		for x := p.box.Min.X; x < p.box.Max.X; x++ {
+			if p.has(x, y) {
+				x0, x1 = min(x0, x), max(x1, x+1)
+			}
+		}
+		xs = append(xs, x0+x1)
+	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	if (hi-lo)*100 < c*2*10 {
+		return false
+	}
+	// Count the turns, each a swing back of at least a third of the range.
+	th := max(1, (hi-lo)/3)
+	turns, dir, lo0, hi0, ext := 0, 0, xs[0], xs[0], xs[0]
+	for _, x := range xs[1:] {
+		switch {
+		case dir == 0:
+			lo0, hi0 = min(lo0, x), max(hi0, x)
+			if x-lo0 >= th {
+				dir, ext = 1, x
+			} else if hi0-x >= th {
+				dir, ext = -1, x
+			}
+		case dir*(x-ext) > 0:
+			ext = x
+		case abs(x-ext) >= th:
+			turns, dir, ext = turns+1, -dir, x
+		}
+	}
+	return turns >= 2
 }
 
 // ellipsis recognises … (three dots in a line down the middle of a cell, evenly spaced) at the

@@ -80,7 +80,7 @@ func drawColumn(dst *image.Alpha, face font.Face, text string, x, y, size float6
 			i++
 		case r == '。' || r == '、':
 			glyphAt(dst, face, r, x+0.56*size, base-0.56*size)
-		case r == 'ー' || r == '…':
+		case r == 'ー' || r == '…' || r == '〜':
 			// Turned a quarter about the centre of its ink, which goes to the cell's centre.
 			tmp := image.NewAlpha(image.Rect(int(x)-int(size), int(y)-int(size), int(x+2*size), int(y+2*size)))
 			glyphAt(tmp, face, r, x, base)
@@ -183,6 +183,9 @@ func TestTrailingMarksByShape(t *testing.T) {
 		{"そんな…？", "…？", false},
 		{"そうか……", "……", false},
 		{"キャー", "", false},
+		{"遅刻しちゃう〜！", "〜！", false},
+		{"行く！", "！", false},
+		{"行く", "", false},
 		{"別に", "", false},
 		{"ここ", "", false},
 		{"ミミ", "", false},
