@@ -81,10 +81,10 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 // punctuation at its foot, recognised by shape in marks.go), the marks added back after, and
 // the direction whose model reads it.
 type lineRef struct {
-	block    int
-	rect     image.Rectangle
-	marks    string
-	vertical bool
+	block      int
+	line, rect image.Rectangle
+	marks      string
+	vertical   bool
 }
 
 // readLines reads the lines with the Tesseract language model ("jpn_vert", "kor", …) at page
@@ -92,14 +92,18 @@ type lineRef struct {
 // preparations: the crisp binary one reads every line, the grey one only the lines it read with
 // doubt, which on clean lettering is few, so a page costs one pass and a little.
 func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*page.Block, refs []lineRef, idx []int, model string, psm int, out []page.Reading) error {
-	read := func(idx []int, soft bool) ([]page.Reading, error) {
+	read := func(idx []int, soft bool, whole func(i int) bool) ([]page.Reading, error) {
 		crops := make([]*image.Gray, len(idx))
 		for k, i := range idx {
-			crops[k] = cropFor(pa.Gray, blocks[refs[i].block], refs[i].rect, soft, pa.InkSoft)
+			r := refs[i].rect
+			if whole(i) {
+				r = refs[i].line
+			}
+			crops[k] = cropFor(pa.Gray, blocks[refs[i].block], r, soft, pa.InkSoft)
 		}
 		return t.readMany(ctx, crops, model, psm)
 	}
-	first, err := read(idx, false)
+	first, err := read(idx, false, func(int) bool { return false })
 	if err != nil {
 		return err
 	}
@@ -113,11 +117,20 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 	if len(doubtful) == 0 {
 		return nil
 	}
-	again, err := read(doubtful, true)
+	// A column cut above its marks that comes back unread (Tesseract now and then reads
+	// nothing of two kana it reads with their ！) gets its second look whole, marks and all,
+	// as it was read before marks were cut.
+	whole := func(i int) bool {
+		return refs[i].vertical && refs[i].marks != "" && strings.TrimSpace(out[i].Text) == ""
+	}
+	again, err := read(doubtful, true, whole)
 	if err != nil {
 		return err
 	}
 	for k, i := range doubtful {
+		if whole(i) && strings.TrimSpace(again[k].Text) != "" {
+			refs[i].rect, refs[i].marks = refs[i].line, ""
+		}
 		if score(again[k]) > score(out[i]) {
 			out[i] = again[k]
 		}
@@ -218,7 +231,7 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 			continue
 		}
 		for _, l := range b.Lines {
-			ref := lineRef{block: i, rect: l, vertical: b.Vertical}
+			ref := lineRef{block: i, line: l, rect: l, vertical: b.Vertical}
 			if b.Vertical {
 				ref.rect, ref.marks = trailingMarks(pa.Gray, pa.InkMax, b, l)
 				// One character left of a shout (え of え！？): the vertical model reads a lone
