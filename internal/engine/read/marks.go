@@ -261,7 +261,7 @@ func (col column) bar(p *piece) bool {
 }
 
 // hook: the curl of ？, an arch whose open end leaves two runs of ink on some rows of its upper
-// part, over a narrow stem.
+// part (or a heavy one that ends in a thin foot), over a narrow stem.
 func (col column) hook(p *piece) bool {
 	w, h, c := p.box.Dx(), p.box.Dy(), col.c
 	if h*100 < c*25 || h*100 > c*100 || w*100 < c*15 || w*100 > c*75 || h*10 < w*9 {
@@ -273,7 +273,7 @@ func (col column) hook(p *piece) bool {
 			split++
 		}
 	}
-	if split == 0 {
+	if split == 0 && !col.footed(p) {
 		return false
 	}
 	// The stem: the lowest quarter is narrow.
@@ -334,6 +334,23 @@ func (col column) wave(p *piece) bool {
 		}
 	}
 	return turns >= 2
+}
+
+// footed: a heavy ？ whose curl closes on its ball leaves no row split, but ends in a stem a
+// third as wide as the piece or less.
+func (col column) footed(p *piece) bool {
+	for y := p.box.Max.Y - max(1, p.box.Dy()/8); y < p.box.Max.Y; y++ {
+		x0, x1 := p.box.Max.X, p.box.Min.X
+		for x := p.box.Min.X; x < p.box.Max.X; x++ {
+			if p.has(x, y) {
+				x0, x1 = min(x0, x), max(x1, x+1)
+			}
+		}
+		if (x1-x0)*3 > p.box.Dx() {
+			return false
+		}
+	}
+	return true
 }
 
 // ellipsis recognises … (three dots in a line down the middle of a cell, evenly spaced) at the
