@@ -77,78 +77,65 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 	return out
 }
 
-// readBlocks reads every block with the Tesseract language model ("jpn_vert", "kor", …), line by
-// line, and returns one reading per block, keeping for each line the better of the two
-// preparations; without secondLook, the crisp preparation alone reads (one pass).
-func (t *Tesseract) readBlocks(ctx context.Context, pa *page.Analysis, blocks []*page.Block, model string, psm int, secondLook bool) ([]page.Reading, error) {
-	if len(blocks) == 0 {
-		return nil, nil
-	}
-	type lineRef struct{ block, line int }
-	var refs []lineRef
-	for i, b := range blocks {
-		for j := range b.Lines {
-			refs = append(refs, lineRef{i, j})
-		}
-	}
-	// The crisp binary preparation reads every line; the grey one only the lines it read with
-	// doubt, which on clean lettering is few, so a page costs one pass and a little.
-	read := func(idx []int, soft bool) ([]page.Reading, error) {
+// lineRef is one line to read: the part of it given to Tesseract (a column without the
+// punctuation at its foot, recognised by shape in marks.go), the marks added back after, and
+// the direction whose model reads it.
+type lineRef struct {
+	block      int
+	line, rect image.Rectangle
+	marks      string
+	vertical   bool
+}
+
+// readLines reads the lines with the Tesseract language model ("jpn_vert", "kor", …) at page
+// segmentation psm, crop by crop in one process, keeping for each line the better of the two
+// preparations: the crisp binary one reads every line, the grey one only the lines it read with
+// doubt, which on clean lettering is few, so a page costs one pass and a little.
+func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*page.Block, refs []lineRef, idx []int, model string, psm int, out []page.Reading) error {
+	read := func(idx []int, soft bool, whole func(i int) bool) ([]page.Reading, error) {
 		crops := make([]*image.Gray, len(idx))
 		for k, i := range idx {
-			b := blocks[refs[i].block]
-			crops[k] = cropFor(pa.Gray, b, b.Lines[refs[i].line], soft, pa.InkSoft)
+			r := refs[i].rect
+			if whole(i) {
+				r = refs[i].line
+			}
+			crops[k] = cropFor(pa.Gray, blocks[refs[i].block], r, soft, pa.InkSoft)
 		}
 		return t.readMany(ctx, crops, model, psm)
 	}
-	all := make([]int, len(refs))
-	for i := range all {
-		all[i] = i
-	}
-	lines, err := read(all, false)
+	first, err := read(idx, false, func(int) bool { return false })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var doubtful []int
-	for i, r := range lines {
-		if secondLook && r.Conf < sureConf {
+	for k, i := range idx {
+		out[i] = first[k]
+		if first[k].Conf < sureConf {
 			doubtful = append(doubtful, i)
 		}
 	}
-	if len(doubtful) > 0 {
-		again, err := read(doubtful, true)
-		if err != nil {
-			return nil, err
+	if len(doubtful) == 0 {
+		return nil
+	}
+	// A column cut above its marks that comes back unread (Tesseract now and then reads
+	// nothing of two kana it reads with their ！) gets its second look whole, marks and all,
+	// as it was read before marks were cut.
+	whole := func(i int) bool {
+		return refs[i].vertical && refs[i].marks != "" && strings.TrimSpace(out[i].Text) == ""
+	}
+	again, err := read(doubtful, true, whole)
+	if err != nil {
+		return err
+	}
+	for k, i := range doubtful {
+		if whole(i) && strings.TrimSpace(again[k].Text) != "" {
+			refs[i].rect, refs[i].marks = refs[i].line, ""
 		}
-		for k, i := range doubtful {
-			if score(again[k]) > score(lines[i]) {
-				lines[i] = again[k]
-			}
+		if score(again[k]) > score(out[i]) {
+			out[i] = again[k]
 		}
 	}
-	out := make([]page.Reading, len(blocks))
-	weights := make([]float64, len(blocks))
-	for k, r := range refs {
-		best := lines[k]
-		text := strings.TrimSpace(best.Text)
-		if text == "" {
-			continue
-		}
-		o := &out[r.block]
-		if o.Text != "" && !(lang.HasCJK(text) && lang.HasCJK(o.Text)) {
-			o.Text += " "
-		}
-		o.Text += text
-		n := float64(len([]rune(text)))
-		o.Conf += best.Conf * n
-		weights[r.block] += n
-	}
-	for i := range out {
-		if weights[i] > 0 {
-			out[i].Conf /= weights[i]
-		}
-	}
-	return out, nil
+	return nil
 }
 
 // score ranks two readings of the same crop: confidence, with a reading of nothing worth nothing.
@@ -234,24 +221,43 @@ func parseReadings(data []byte, pages int) ([]page.Reading, error) {
 }
 
 // Oriented reads vertical blocks with model(true) (page segmentation 5, a vertical block, for
-// each column) and horizontal ones with model(false) (7, a single line, for each row), in block
-// order.
+// each column) and horizontal ones with model(false) (7, a single line, for each row), and
+// returns one reading per block, in block order.
 func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*page.Block, model func(vertical bool) string) ([]page.Reading, error) {
-	out := make([]page.Reading, len(blocks))
+	var refs []lineRef
+	var batch [2][]int // the lines each direction's model reads
+	for i, b := range blocks {
+		if !b.WorthReading() || model(b.Vertical) == "" {
+			continue
+		}
+		for _, l := range b.Lines {
+			ref := lineRef{block: i, line: l, rect: l, vertical: b.Vertical}
+			if b.Vertical {
+				ref.rect, ref.marks = trailingMarks(pa.Gray, pa.InkMax, b, l)
+				// One character left of a shout (え of え！？): the vertical model reads a lone
+				// character badly (嘘 as 忠), and a character has no direction, so the
+				// horizontal model reads it as a row.
+				if ref.marks != "" && !ref.rect.Empty() && ref.rect.Dy()*2 < b.Char*3 && model(false) != "" {
+					ref.vertical = false
+				}
+			}
+			if !ref.rect.Empty() {
+				d := 0
+				if ref.vertical {
+					d = 1
+				}
+				batch[d] = append(batch[d], len(refs))
+			}
+			refs = append(refs, ref)
+		}
+	}
+	lines := make([]page.Reading, len(refs))
 	var wg sync.WaitGroup
 	var errs [2]error
-	// The two directions use different models, so they run as two processes at once.
-	for d, vertical := range []bool{true, false} {
-		var idx []int
-		var sel []*page.Block
-		for i, b := range blocks {
-			if b.Vertical == vertical && b.WorthReading() {
-				idx = append(idx, i)
-				sel = append(sel, b)
-			}
-		}
-		lang := model(vertical)
-		if len(sel) == 0 || lang == "" {
+	// The two directions use different models, so they run as two processes at once; each
+	// writes only its own lines.
+	for d, vertical := range []bool{false, true} {
+		if len(batch[d]) == 0 {
 			continue
 		}
 		psm := 7 // one row
@@ -259,19 +265,40 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 			psm = 5
 		}
 		wg.Go(func() {
-			rs, err := t.readBlocks(ctx, pa, sel, lang, psm, true)
-			if err != nil {
+			if err := t.readLines(ctx, pa, blocks, refs, batch[d], model(vertical), psm, lines); err != nil {
 				errs[d] = fmt.Errorf("reading lettering: %w", err)
-				return
-			}
-			for k, i := range idx {
-				out[i] = rs[k]
 			}
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
+	}
+	out := make([]page.Reading, len(blocks))
+	weights := make([]float64, len(blocks))
+	for k, r := range refs {
+		text := strings.TrimSpace(lines[k].Text)
+		// Marks without the words they end would pass for a reading of an unread line.
+		if text == "" && !r.rect.Empty() {
+			continue
+		}
+		// A line's confidence is Tesseract's: marks recognised by shape neither raise nor
+		// lower it, and a line of marks alone counts for nothing.
+		n := float64(len([]rune(text)))
+		cjk := lang.HasCJK(text) || text == ""
+		text += r.marks
+		o := &out[r.block]
+		if o.Text != "" && !(cjk && lang.HasCJK(o.Text)) {
+			o.Text += " "
+		}
+		o.Text += text
+		o.Conf += lines[k].Conf * n
+		weights[r.block] += n
+	}
+	for i := range out {
+		if weights[i] > 0 {
+			out[i].Conf /= weights[i]
+		}
 	}
 	return out, nil
 }
