@@ -112,7 +112,7 @@ func TestBlockInBubbleLeavesNoGhostsOnJPEG(t *testing.T) {
 	Block(img, gray, 240, Target{Box: box, Char: 20, Bubble: bubble, Paper: tp})
 
 	// Residue: near the former glyphs, pixels visibly (24 levels) darker than the paper.
-	paperY := int(luma(paper))
+	paperY := int(page.Luma(paper))
 	near, dark := 0, 0
 	for y := box.Min.Y - 3; y < box.Max.Y+3; y++ {
 		for x := box.Min.X - 3; x < box.Max.X+3; x++ {
@@ -126,7 +126,7 @@ func TestBlockInBubbleLeavesNoGhostsOnJPEG(t *testing.T) {
 				continue
 			}
 			near++
-			if paperY-int(luma(img.RGBAAt(x, y))) > 24 {
+			if paperY-int(page.Luma(img.RGBAAt(x, y))) > 24 {
 				dark++
 			}
 		}

@@ -184,7 +184,7 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		area.Area = len(area.Mask)
 		// Rebuilt from the paper around rather than painted one colour, so that a scan's
 		// blotches and tint carry on through.
-		Fill(img, letteringMask(gray, int(luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area))
+		Fill(img, letteringMask(gray, int(page.Luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area))
 		return
 	}
 	// On a screentone the dots are carried on through the erased strokes, and through the white
@@ -195,12 +195,12 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	copy(halo.Mask, m.Mask)
 	wide := t.Box.Inset(-grow - t.Char/3).Intersect(pb)
 	dilateIn(halo, wide, t.Char/3)
-	for _, mm := range []*page.Mask{halo, m} {
-		around := t.Box.Inset(-max(3*grow, t.Char*3/2)).Intersect(pb)
-		if mm == m {
-			around = t.Box.Inset(-max(3*grow, t.Char)).Intersect(pb)
-		}
-		if period, ok := tonePeriod(gray, mm, around); ok && copyTone(img, mm, wide, period, around) {
+	for _, try := range []struct {
+		mask  *page.Mask
+		reach int // how far around the box the tone's period is looked for
+	}{{halo, t.Char * 3 / 2}, {m, t.Char}} {
+		around := t.Box.Inset(-max(3*grow, try.reach)).Intersect(pb)
+		if period, ok := tonePeriod(gray, try.mask, around); ok && copyTone(img, try.mask, wide, period, around) {
 			return
 		}
 	}
@@ -221,7 +221,7 @@ const edgeBand = 2
 const visiblyDark = 18
 
 func inBubble(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
-	paperY := int(luma(t.Paper))
+	paperY := int(page.Luma(t.Paper))
 	if t.Paper.A == 0 {
 		paperY = int(paperLevel)
 	}
@@ -302,11 +302,6 @@ func plainPaper(img *image.RGBA, gray *image.Gray, outer, inner image.Rectangle)
 		return color.RGBA{}, false
 	}
 	return page.RingMedian(img, outer, inner), true
-}
-
-// luma is c's grey level, as page.Gray computes it.
-func luma(c color.RGBA) uint8 {
-	return uint8((299*int(c.R) + 587*int(c.G) + 114*int(c.B)) / 1000)
 }
 
 // dilateIn grows m's pixels inside region by r (a square, as two 1-D passes).

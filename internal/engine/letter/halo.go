@@ -28,8 +28,7 @@ func busy(img *image.RGBA, area *page.Mask) bool {
 			if !area.Has(x, y) || !image.Pt(x, y).In(img.Bounds()) {
 				continue
 			}
-			c := img.RGBAAt(x, y)
-			v := (float64(c.R)*299 + float64(c.G)*587 + float64(c.B)*114) / 1000
+			v := float64(page.Luma(img.RGBAAt(x, y)))
 			n, sum, sq = n+1, sum+v, sq+v*v
 		}
 	}

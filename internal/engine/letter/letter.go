@@ -25,8 +25,6 @@ type Target struct {
 	// Paper is the colour behind the lettering.
 	Paper    color.RGBA
 	Vertical bool
-	// Upper letters the translation in capitals, as comics are lettered (lettering=upper).
-	Upper bool
 }
 
 // maxGrowth is how far lettering may grow past the source's character size to fill its bubble:
@@ -39,9 +37,6 @@ const maxGrowth = 1.5
 func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Point {
 	long := max(dst.Bounds().Dx(), dst.Bounds().Dy())
 	minReadable := max(float64(minFontPx)+2, float64(long)/110)
-	if t.Upper && !lang.IsCJK(target) {
-		text = strings.ToUpper(text)
-	}
 	l := letterer{fnt: f.forBubble(target, text), cjk: lang.IsCJK(target), text: text}
 	ink := InkFor(color.RGBA{0, 0, 0, 255}, t.Paper, true)
 	if lang.IsCJK(target) && t.Vertical {
@@ -126,18 +121,18 @@ func Letter(p *page.Page, f *Fonts) int {
 		if text == "" || b.Status == page.Skipped {
 			continue
 		}
+		if upper && !lang.IsCJK(p.TargetLang) {
+			text = strings.ToUpper(text) // comic-style capitals (lettering=upper)
+		}
 		var shape []image.Point
 		if b.InkColor.A != 0 {
 			area := grownBox(p.Image, p.Blocks, i, b.Paper, b.Char)
-			if upper && !lang.IsCJK(p.TargetLang) {
-				text = strings.ToUpper(text)
-			}
 			// A word box spans about 0.8 em (cap height plus some descenders); the translation
 			// may not grow past the original lettering's size, only shrink to fit.
 			f.Box(p.Image, area, text, p.TargetLang, float64(b.Char)/0.8*1.1, b.InkColor)
 			shape = page.Corners(area)
 		} else {
-			shape = f.Block(p.Image, target(p, b, upper), text, p.TargetLang)
+			shape = f.Block(p.Image, target(p, b), text, p.TargetLang)
 		}
 		if len(b.Shape) == 0 {
 			b.Shape = shape // the shape is kept, so that lettering again lands in the same place
@@ -149,8 +144,8 @@ func Letter(p *page.Page, f *Fonts) int {
 }
 
 // target is where block b's translation goes in a bubble or a box.
-func target(p *page.Page, b *page.Block, upper bool) Target {
-	t := Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical, Upper: upper}
+func target(p *page.Page, b *page.Block) Target {
+	t := Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical}
 	if b.Char == 0 {
 		// Rebuilt from a transcript: the shape is the area the translation was lettered into,
 		// used as it is, not shrunk from the bubble's outline again.

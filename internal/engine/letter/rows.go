@@ -16,8 +16,7 @@ func grownBox(img *image.RGBA, blocks []page.Block, i int, bg color.RGBA, lh int
 	box := blocks[i].Box
 	bounds := img.Bounds()
 	plain := func(r image.Rectangle) bool {
-		r = r.Intersect(bounds)
-		if r.Empty() || r != r.Intersect(bounds) {
+		if r = r.Intersect(bounds); r.Empty() {
 			return false
 		}
 		for j, o := range blocks {

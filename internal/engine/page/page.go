@@ -143,6 +143,11 @@ func Corners(r image.Rectangle) []image.Point {
 	return []image.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}}
 }
 
+// Luma is c's 8-bit luminance, as Gray computes it for every pixel.
+func Luma(c color.RGBA) uint8 {
+	return uint8((299*int(c.R) + 587*int(c.G) + 114*int(c.B)) / 1000)
+}
+
 // Gray converts the page to 8-bit luminance: the one conversion every stage uses.
 func Gray(img *image.RGBA) *image.Gray {
 	b := img.Bounds()
