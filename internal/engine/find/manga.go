@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // Finding lettering on manga, manhwa and manhua pages. Whole-page OCR layout analysis finds almost
@@ -27,7 +28,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	g := grayOf(img)
 	b := g.Bounds()
 	paper := paperLevel(g)
-	inkMax := max(min(otsu(g), paper-50), 60)
+	inkMax := max(min(raster.Otsu(g), paper-50), 60)
 	pa := &page.Analysis{Gray: g, Paper: paper, InkMax: inkMax, InkSoft: uint8((int(inkMax) + int(paper)) / 2)}
 	var blocks []*page.Block
 	if b.Dy() <= b.Dx()*5/2 {
@@ -92,7 +93,7 @@ func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	r := max(1, long/900)
-	blur := boxBlur(g, r)
+	blur := raster.BoxBlur(g, r)
 	lightMin := uint8(max(140, int(pa.Paper)-45))
 	light := &bitmap{w: b.Dx(), h: b.Dy(), on: make([]bool, b.Dx()*b.Dy())}
 	for i, v := range blur.Pix {
@@ -167,11 +168,13 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		}
 		bb := blob{Box: c.Box.Add(box.Min), Thick: thick}
 		id := int32(k + 1)
+		var m raster.Moments
 		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
 			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
 				if hl.id[y*w+x] != id {
 					continue
 				}
+				m.Add(x, y)
 				px := (box.Min.Y+y)*g.Stride + box.Min.X + x
 				if g.Pix[px] < pa.InkMax {
 					bb.Ink++
@@ -180,6 +183,11 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 					bb.pix = append(bb.pix, px)
 				}
 			}
+		}
+		// The same lines drawn at a slant have a square box; their axes tell them from a
+		// character's stroke, which is never several characters long.
+		if length, width := m.Axes(); width < float64(minChar) && length >= max(6*width, 5*float64(minChar)) {
+			continue
 		}
 		density := float64(bb.Ink) / float64(c.Area)
 		if bb.Ink < 3 || density > 0.88 { // bold lettering at small sizes is nearly solid; pupils and fills are solid
@@ -192,26 +200,38 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
-	groups := cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
+	groups := raster.Cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
 	var out []*page.Block
-	var lettering []blob
+	var made [][]blob
 	for _, grp := range groups {
 		grp = pruneThick(grp)
 		if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
 			out = append(out, tb)
-			lettering = append(lettering, grp...)
+			made = append(made, grp)
 		}
 	}
 	if len(out) == 0 {
 		return nil
 	}
+	// One speech keeps one size: a cluster of another size in a balloon (a piece of its own
+	// outline, art that crosses it) is not part of it, nor of its measure.
+	main := 0
+	for i, tb := range out {
+		if tb.Chars()*tb.Char*tb.Char > out[main].Chars()*out[main].Char*out[main].Char {
+			main = i
+		}
+	}
+	var all image.Rectangle
+	var lettering []blob
+	for i, tb := range out {
+		if tb.Char*10 >= out[main].Char*6 && tb.Char*10 <= out[main].Char*16 {
+			all = all.Union(tb.Box)
+			lettering = append(lettering, made[i]...)
+		}
+	}
 	// A paper area that is mostly lettering is a bubble; a much larger one is a panel's white
 	// or the gutter, where the text is free. A bubble holds one speech: columns set wider apart
 	// than the clustering joins are still one block, read and translated together.
-	var all image.Rectangle
-	for _, tb := range out {
-		all = all.Union(tb.Box)
-	}
 	// A short shout in a big balloon fills little of it; a balloon that is small on the page
 	// is still a balloon.
 	pb := g.Bounds()

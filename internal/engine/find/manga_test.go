@@ -68,3 +68,42 @@ func direction(vertical bool) string {
 	}
 	return "horizontal"
 }
+
+// Hatching and speed lines drawn at a slant have square boxes, like characters: lettering among
+// them (a balloon without an outline on diagonal hatching, a shout between speed lines) is
+// still found, and a balloon's own outline does not join the speech it holds.
+func TestMangaFindsLetteringAmongSlantedLines(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{16, "賛成！"},            // a balloon without an outline on diagonal hatching
+		{2, "キャー！"},            // between speed lines
+		{17, "明日、試合だろ？"},       // a balloon among slanted lines
+		{11, "お兄ちゃん、起きて！朝だよ！"}, // a spiky balloon, whose outline breaks into zigzags
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, _ := Manga(p.RGBA(), true)
+		var want *mangapage.Bubble
+		for i, bb := range p.Bubbles {
+			if bb.Text == c.text {
+				want = &p.Bubbles[i]
+			}
+		}
+		if want == nil {
+			t.Fatalf("seed %d: no bubble %q", c.seed, c.text)
+		}
+		b := found(blocks, want.Box)
+		if b == nil {
+			t.Errorf("seed %d: %q at %v was not found (blocks %v)", c.seed, c.text, want.Box, boxes(blocks))
+			continue
+		}
+		// The block is the lettering, not the lettering and the lines around it.
+		if grown := want.Box.Inset(-b.Char); !b.Box.In(grown) || b.Vertical != want.Vertical {
+			t.Errorf("seed %d: %q at %v found as %v (vertical %v, char %d)", c.seed, c.text, want.Box, b.Box, b.Vertical, b.Char)
+		}
+	}
+}
