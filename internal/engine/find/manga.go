@@ -32,8 +32,17 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	pa := &page.Analysis{Gray: g, Paper: paper, InkMax: inkMax, InkSoft: uint8((int(inkMax) + int(paper)) / 2)}
 	var blocks []*page.Block
 	if b.Dy() <= b.Dx()*5/2 {
-		blocks = detectBlocks(g, pa)
-		blocks = append(blocks, artBlocks(g, pa, blocks)...)
+		var loose []*page.Block
+		blocks, loose = detectBlocks(g, pa)
+		art := artBlocks(g, pa, blocks)
+		blocks = append(blocks, art...)
+		// Of the two finders of lettering among texture, the one that knows texture all round
+		// wins where both found something.
+		for _, tb := range loose {
+			if !covered(art, tb.Box) {
+				blocks = append(blocks, tb)
+			}
+		}
 	} else {
 		// A webtoon strip, many screens tall: its lettering is sized for its width, so it is
 		// analysed in overlapping tiles two widths tall, each with the scale of a page, and a
@@ -45,7 +54,8 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			for y := 0; y < r.Dy(); y++ {
 				copy(sub.Pix[y*sub.Stride:][:r.Dx()], g.Pix[g.PixOffset(0, y0+y):][:r.Dx()])
 			}
-			for _, tb := range detectBlocks(sub, pa) {
+			found, loose := detectBlocks(sub, pa)
+			for _, tb := range append(found, loose...) {
 				move(tb, image.Pt(0, y0))
 				blocks = addUnlessSeen(blocks, tb)
 			}
@@ -88,8 +98,9 @@ func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
 	return append(blocks, tb)
 }
 
-// detectBlocks finds the lettering in g, whose size sets the scale of everything looked for.
-func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
+// detectBlocks finds the lettering in g, whose size sets the scale of everything looked for, and
+// apart from it what it found among the dots of a light tone (blocksInRegion).
+func detectBlocks(g *image.Gray, pa *page.Analysis) (blocks, loose []*page.Block) {
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	r := max(1, long/900)
@@ -103,7 +114,6 @@ func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
 
 	minChar, maxChar := max(7, long/260), long/7
 	minRegion := 4 * minChar * minChar
-	var blocks []*page.Block
 	for i, c := range ll.comps {
 		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar {
 			continue
@@ -113,9 +123,10 @@ func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
 		if filled.Area-c.Area < minChar*minChar/2 {
 			continue // nothing inside it
 		}
-		blocks = append(blocks, blocksInRegion(g, ll, n, filled, pa, minChar, maxChar)...)
+		found, apart := blocksInRegion(g, ll, n, filled, pa, minChar, maxChar)
+		blocks, loose = append(blocks, found...), append(loose, apart...)
 	}
-	return blocks
+	return blocks, loose
 }
 
 // dropContained removes specks found inside another block's bubble (a stray mark of punctuation
@@ -143,7 +154,10 @@ type blob struct {
 	pix   []int // page pixel indices of the blob's ink
 }
 
-func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+// blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
+// holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
+// dots.
+func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int) (out, loose []*page.Block) {
 	box := filled.Box
 	w, h := box.Dx(), box.Dy()
 	// The holes: filled pixels that are not the paper itself.
@@ -196,35 +210,55 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		blobs = append(blobs, bb)
 	}
 	if len(blobs) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
 	groups := raster.Cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
-	var out []*page.Block
 	var made [][]blob
 	for _, grp := range groups {
-		grp = pruneThick(grp)
-		if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+		kept := pruneThick(grp)
+		if tb := makeBlock(g, kept, pa, minChar, maxChar); tb != nil {
 			out = append(out, tb)
-			made = append(made, grp)
+			made = append(made, kept)
+			continue
+		}
+		// A light tone that the blur left light is paper too, and its dots, each a hole of it,
+		// chain the lettering beside them and the art around into a mass that is no lettering.
+		// Without the dots (pieces with several twins of their size close by), and with no
+		// mark joining a shape many times its size, the lettering stands alone.
+		if len(grp) < 12 {
+			continue
+		}
+		near := func(a, b blob) bool {
+			return joins(a, b, minChar) && max(a.Thick, b.Thick) <= 3*max(minChar, min(a.Thick, b.Thick))
+		}
+		for _, sub := range raster.Cluster(withoutDots(grp, minChar, maxChar), near) {
+			// Among texture, as on art, only columns of a few characters are taken for text.
+			if tb := makeBlock(g, pruneThick(sub), pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Chars() >= 3 {
+				loose = append(loose, tb)
+			}
 		}
 	}
-	if len(out) == 0 {
-		return nil
+	paper := func(x, y int) bool { return ll.id[y*ll.w+x] == n }
+	for _, tb := range loose {
+		tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
 	}
-	// One speech keeps one size: a cluster of another size in a balloon (a piece of its own
-	// outline, art that crosses it) is not part of it, nor of its measure.
-	main := 0
+	if len(out) == 0 {
+		return nil, loose
+	}
+	// One speech keeps one size and direction: a cluster of another in a balloon (a piece of
+	// its own outline, art that crosses it) is not part of it, nor of its measure.
+	main := 0 // the speech is the cluster of the most characters
 	for i, tb := range out {
-		if tb.Chars()*tb.Char*tb.Char > out[main].Chars()*out[main].Char*out[main].Char {
+		if tb.Chars() > out[main].Chars() {
 			main = i
 		}
 	}
 	var all image.Rectangle
 	var lettering []blob
 	for i, tb := range out {
-		if tb.Char*10 >= out[main].Char*6 && tb.Char*10 <= out[main].Char*16 {
+		if tb.Vertical == out[main].Vertical && tb.Char*10 >= out[main].Char*7 && tb.Char*10 <= out[main].Char*14 {
 			all = all.Union(tb.Box)
 			lettering = append(lettering, made[i]...)
 		}
@@ -237,11 +271,10 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	pb := g.Bounds()
 	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*area(all)
 	if (filled.Area > 8*area(all) && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
-		paper := func(x, y int) bool { return ll.id[y*ll.w+x] == n }
 		for _, tb := range out {
 			tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
 		}
-		return out
+		return out, loose
 	}
 	if len(out) > 1 {
 		if tb := makeBlock(g, lettering, pa, minChar, maxChar); tb != nil {
@@ -250,6 +283,31 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	for _, tb := range out {
 		tb.Bubble = filled
+	}
+	return out, loose
+}
+
+// withoutDots is grp without the pieces that are a tone's dots.
+func withoutDots(grp []blob, minChar, maxChar int) []blob {
+	comps := make([]component, len(grp))
+	for i, b := range grp {
+		comps[i] = component{Box: b.Box, Area: len(b.pix)}
+	}
+	nb := newNeighbours(comps, 2*minChar)
+	texture := textureOf(comps, nb, minChar, maxChar)
+	var out []blob
+	for i, b := range grp {
+		// The dots the paper's edge clipped have no twins, and are no larger than the dots.
+		keep := texture[i] != dotTexture
+		if size := max(b.Box.Dx(), b.Box.Dy()); keep && size <= 2*minChar {
+			nb.each(b.Box, 3*size+4, func(j int) {
+				o := comps[j].Box
+				keep = keep && !(texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
+			})
+		}
+		if keep {
+			out = append(out, b)
+		}
 	}
 	return out
 }
