@@ -287,7 +287,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	return out, loose
 }
 
-// withoutDots is grp without the pieces that are a tone's dots.
+// withoutDots is grp without the pieces that are a tone's dots, whole or clipped.
 func withoutDots(grp []blob, minChar, maxChar int) []blob {
 	comps := make([]component, len(grp))
 	for i, b := range grp {
@@ -297,15 +297,7 @@ func withoutDots(grp []blob, minChar, maxChar int) []blob {
 	texture := textureOf(comps, nb, minChar, maxChar)
 	var out []blob
 	for i, b := range grp {
-		// The dots the paper's edge clipped have no twins, and are no larger than the dots.
-		keep := texture[i] != dotTexture
-		if size := max(b.Box.Dx(), b.Box.Dy()); keep && size <= 2*minChar {
-			nb.each(b.Box, 3*size+4, func(j int) {
-				o := comps[j].Box
-				keep = keep && !(texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
-			})
-		}
-		if keep {
+		if texture[i] != dotTexture && (max(b.Box.Dx(), b.Box.Dy()) > 2*minChar || !amongDots(b.Box, comps, texture, nb)) {
 			out = append(out, b)
 		}
 	}

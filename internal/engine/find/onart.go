@@ -40,10 +40,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		// no larger than the dots around it is dropped (with the odd dakuten or 、, which
 		// reading misses less than it would a column padded with fragments).
 		if candidate[i] && size <= 2*minChar {
-			nb.each(c.Box, 3*size+4, func(j int) {
-				o := ll.comps[j].Box
-				candidate[i] = candidate[i] && !(texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
-			})
+			candidate[i] = !amongDots(c.Box, ll.comps, texture, nb)
 		}
 	}
 	pix := make([][]int, len(ll.comps))
@@ -147,6 +144,17 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		out = append(out, tb)
 	}
 	return out
+}
+
+// amongDots reports whether the piece with box r lies among a tone's dots no smaller than itself:
+// it is then a dot that a halo or the paper's edge clipped, which has no twins left.
+func amongDots(r image.Rectangle, comps []component, texture []uint8, nb *neighbours) bool {
+	size, among := max(r.Dx(), r.Dy()), false
+	nb.each(r, 3*size+4, func(j int) {
+		o := comps[j].Box
+		among = among || (texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
+	})
+	return among
 }
 
 // pruneGaps drops from a cluster the small marks that lie between its columns: what the art
