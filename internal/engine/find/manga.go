@@ -271,6 +271,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	pb := g.Bounds()
 	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*area(all)
 	if (filled.Area > 8*area(all) && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
+		out = mergeColumns(g, out, made, pa, minChar, maxChar)
 		for _, tb := range out {
 			tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
 		}
@@ -285,6 +286,43 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		tb.Bubble = filled
 	}
 	return out, loose
+}
+
+// mergeColumns joins, on a paper area that runs on, the blocks that are columns (or rows) of one
+// free speech set wider apart than the clustering joins: of one size (within a fifth) and
+// direction, side by side
+// within half a character more than their own width, and level with each other.
+func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+	same := func(a, b *page.Block) bool {
+		c := max(a.Char, b.Char)
+		if a.Vertical != b.Vertical || min(a.Char, b.Char)*5 < c*4 {
+			return false
+		}
+		ax, bx, ay, by := [2]int{a.Box.Min.X, a.Box.Max.X}, [2]int{b.Box.Min.X, b.Box.Max.X}, [2]int{a.Box.Min.Y, a.Box.Max.Y}, [2]int{b.Box.Min.Y, b.Box.Max.Y}
+		if !a.Vertical {
+			ax, bx, ay, by = ay, by, ax, bx
+		}
+		across := max(ax[0], bx[0]) - min(ax[1], bx[1]) // the gap between the lines
+		along := min(ay[1], by[1]) - max(ay[0], by[0])  // how far they run side by side
+		return across <= c*3/2 && along*2 >= min(ay[1]-ay[0], by[1]-by[0])
+	}
+	for merged := true; merged; {
+		merged = false
+		for i := 0; i < len(out) && !merged; i++ {
+			for j := i + 1; j < len(out) && !merged; j++ {
+				if !same(out[i], out[j]) {
+					continue
+				}
+				grp := append(slices.Clone(made[i]), made[j]...)
+				if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+					out[i], made[i] = tb, grp
+					out, made = slices.Delete(out, j, j+1), slices.Delete(made, j, j+1)
+					merged = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // withoutDots is grp without the pieces that are a tone's dots, whole or clipped.

@@ -72,7 +72,8 @@ func direction(vertical bool) string {
 // Hatching and speed lines drawn at a slant have square boxes, like characters, and a light
 // tone the blur leaves light joins the paper with its dots: lettering among them (a balloon
 // without an outline on diagonal hatching, a shout between speed lines, a balloon cut into a
-// light tone) is still found whole, and a balloon's own outline does not join the speech it holds.
+// light tone, columns set wide apart) is still found whole, and a balloon's own outline does not
+// join the speech it holds.
 func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 	for _, c := range []struct {
 		seed int64
@@ -86,6 +87,8 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{21, false, "誰にも言っちゃダメだよ。"},   // a balloon cut into a light dot tone
 		{12, true, "待ってたぜ、この瞬間を！"},    // a balloon open to a coarse tone, beside a face
 		{1, true, "二人とも、喧嘩はやめて！"},     // a halo over speed lines and tone
+		{18, false, "犯人はこの中にいる！"},     // columns set wide apart among speed lines
+		{21, false, "なんだって！？"},        // a spiky balloon's outline beside the columns
 	} {
 		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: c.hard})
 		if err != nil {
