@@ -1,6 +1,10 @@
 package find
 
-import "image"
+import (
+	"image"
+
+	"github.com/vtsproject/vts/internal/engine/raster"
+)
 
 // A balloon whose outline is open (spikes that end in the gutter, a balloon drawn across its
 // panel's frame, a side left out) shares its paper with the gutter or the panel's white, so the
@@ -40,7 +44,7 @@ func openedBalloon(filled *region, paper func(x, y int) bool, text image.Rectang
 			m[y*ow+x] = filled.Has(p.X, p.Y) && (p.In(text) || paper(p.X, p.Y))
 		}
 	}
-	body := squareFilter(m, ow, oh, r, true)
+	body := raster.SquareFilter(m, ow, oh, r, true)
 	// The body is the shrunk area under the lettering: the pixel of the text's box deepest in
 	// it, its centre first.
 	c := image.Pt((text.Min.X+text.Max.X)/2, (text.Min.Y+text.Max.Y)/2)
@@ -80,7 +84,7 @@ func openedBalloon(filled *region, paper func(x, y int) bool, text image.Rectang
 			}
 		}
 	}
-	grown := squareFilter(comp, ow, oh, r, false)
+	grown := raster.SquareFilter(comp, ow, oh, r, false)
 	var box image.Rectangle
 	n := 0
 	for i, on := range grown {
@@ -108,40 +112,6 @@ func openedBalloon(filled *region, paper func(x, y int) bool, text image.Rectang
 		}
 	}
 	return out
-}
-
-// squareFilter shrinks (all) or grows (!all) the w×h mask m by a square of radius r, as two
-// passes of running counts, so that its cost does not grow with r. Outside the mask is off.
-func squareFilter(m []bool, w, h, r int, all bool) []bool {
-	pass := func(src []bool, n, stride, lines, step int) []bool {
-		out := make([]bool, len(src))
-		for l := range lines {
-			base := l * step
-			count := 0
-			// count holds the pixels on among [i-r, i+r] of the line.
-			for k := 0; k < min(r, n); k++ {
-				if src[base+k*stride] {
-					count++
-				}
-			}
-			for i := range n {
-				if j := i + r; j < n && src[base+j*stride] {
-					count++
-				}
-				if j := i - r - 1; j >= 0 && src[base+j*stride] {
-					count--
-				}
-				span := min(n-1, i+r) - max(0, i-r) + 1
-				if all {
-					out[base+i*stride] = count == 2*r+1 && span == 2*r+1
-				} else {
-					out[base+i*stride] = count > 0
-				}
-			}
-		}
-		return out
-	}
-	return pass(pass(m, w, 1, h, w), h, w, w, 1)
 }
 
 func abs(v int) int { return max(v, -v) }

@@ -30,38 +30,6 @@ func paperLevel(g *image.Gray) uint8 {
 	return 255
 }
 
-// otsu is the threshold that best separates the histogram of g into two classes.
-func otsu(g *image.Gray) uint8 {
-	var hist [256]float64
-	for _, v := range g.Pix {
-		hist[v]++
-	}
-	total := float64(len(g.Pix))
-	var sum float64
-	for i, h := range hist {
-		sum += float64(i) * h
-	}
-	var sumB, wB, best float64
-	thresh := 128
-	for t := 0; t < 256; t++ {
-		wB += hist[t]
-		if wB == 0 {
-			continue
-		}
-		wF := total - wB
-		if wF == 0 {
-			break
-		}
-		sumB += float64(t) * hist[t]
-		mB, mF := sumB/wB, (sum-sumB)/wF
-		between := wB * wF * (mB - mF) * (mB - mF)
-		if between > best {
-			best, thresh = between, t
-		}
-	}
-	return uint8(thresh)
-}
-
 // bitmap is a binary image with the page's bounds starting at 0,0.
 type bitmap struct {
 	w, h int
@@ -83,39 +51,6 @@ func threshold(g *image.Gray, t uint8) *bitmap {
 		}
 	}
 	return m
-}
-
-// boxBlur averages g over a (2r+1)² window with running sums, so its cost does not grow with r.
-// Screentone and hatching average out into grey while paper stays white, which is what tells a
-// bubble on tone from the tone around it.
-func boxBlur(g *image.Gray, r int) *image.Gray {
-	b := g.Bounds()
-	w, h := b.Dx(), b.Dy()
-	tmp := make([]int32, w*h)
-	for y := 0; y < h; y++ {
-		row := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):]
-		var acc int32
-		for x := -r; x <= r; x++ {
-			acc += int32(row[clamp(x, 0, w-1)])
-		}
-		for x := 0; x < w; x++ {
-			tmp[y*w+x] = acc
-			acc += int32(row[clamp(x+r+1, 0, w-1)]) - int32(row[clamp(x-r, 0, w-1)])
-		}
-	}
-	out := image.NewGray(image.Rect(0, 0, w, h))
-	n := int32((2*r + 1) * (2*r + 1))
-	for x := 0; x < w; x++ {
-		var acc int32
-		for y := -r; y <= r; y++ {
-			acc += tmp[clamp(y, 0, h-1)*w+x]
-		}
-		for y := 0; y < h; y++ {
-			out.Pix[y*w+x] = uint8(acc / n)
-			acc += tmp[clamp(y+r+1, 0, h-1)*w+x] - tmp[clamp(y-r, 0, h-1)*w+x]
-		}
-	}
-	return out
 }
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }

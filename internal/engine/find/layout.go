@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // Line is a run of words on one baseline.
@@ -113,7 +114,7 @@ func GroupLines(words []page.Word) []Line {
 // extents and similar letter heights: lettering in a bubble is centred, so lines of different
 // widths still overlap.
 func GroupBlocks(lines []Line) []Group {
-	groups := cluster(lines, sameBlock)
+	groups := raster.Cluster(lines, sameBlock)
 	var blocks []Group
 	for _, ls := range groups {
 		slices.SortFunc(ls, func(a, b Line) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
@@ -132,42 +133,6 @@ func GroupBlocks(lines []Line) []Group {
 		return cmp.Compare(a.Box.Min.X, b.Box.Min.X)
 	})
 	return blocks
-}
-
-// cluster partitions items into the connected groups of the relation same (single linkage), in
-// the order of each group's first item.
-func cluster[T any](items []T, same func(a, b T) bool) [][]T {
-	parent := make([]int, len(items))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
-		}
-		return parent[i]
-	}
-	for i := range items {
-		for j := i + 1; j < len(items); j++ {
-			if same(items[i], items[j]) {
-				parent[find(i)] = find(j)
-			}
-		}
-	}
-	index := map[int]int{}
-	var out [][]T
-	for i, it := range items {
-		root := find(i)
-		k, ok := index[root]
-		if !ok {
-			k = len(out)
-			index[root] = k
-			out = append(out, nil)
-		}
-		out[k] = append(out[k], it)
-	}
-	return out
 }
 
 func LineHeight(l Line) int {

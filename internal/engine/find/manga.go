@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // Finding lettering on manga, manhwa and manhua pages. Whole-page OCR layout analysis finds almost
@@ -27,12 +28,21 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	g := grayOf(img)
 	b := g.Bounds()
 	paper := paperLevel(g)
-	inkMax := max(min(otsu(g), paper-50), 60)
+	inkMax := max(min(raster.Otsu(g), paper-50), 60)
 	pa := &page.Analysis{Gray: g, Paper: paper, InkMax: inkMax, InkSoft: uint8((int(inkMax) + int(paper)) / 2)}
 	var blocks []*page.Block
 	if b.Dy() <= b.Dx()*5/2 {
-		blocks = detectBlocks(g, pa)
-		blocks = append(blocks, artBlocks(g, pa, blocks)...)
+		var loose []*page.Block
+		blocks, loose = detectBlocks(g, pa)
+		art := artBlocks(g, pa, blocks)
+		blocks = append(blocks, art...)
+		// Of the two finders of lettering among texture, the one that knows texture all round
+		// wins where both found something.
+		for _, tb := range loose {
+			if !covered(art, tb.Box) {
+				blocks = append(blocks, tb)
+			}
+		}
 	} else {
 		// A webtoon strip, many screens tall: its lettering is sized for its width, so it is
 		// analysed in overlapping tiles two widths tall, each with the scale of a page, and a
@@ -44,7 +54,8 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			for y := 0; y < r.Dy(); y++ {
 				copy(sub.Pix[y*sub.Stride:][:r.Dx()], g.Pix[g.PixOffset(0, y0+y):][:r.Dx()])
 			}
-			for _, tb := range detectBlocks(sub, pa) {
+			found, loose := detectBlocks(sub, pa)
+			for _, tb := range append(found, loose...) {
 				move(tb, image.Pt(0, y0))
 				blocks = addUnlessSeen(blocks, tb)
 			}
@@ -87,12 +98,13 @@ func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
 	return append(blocks, tb)
 }
 
-// detectBlocks finds the lettering in g, whose size sets the scale of everything looked for.
-func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
+// detectBlocks finds the lettering in g, whose size sets the scale of everything looked for, and
+// apart from it what it found among the dots of a light tone (blocksInRegion).
+func detectBlocks(g *image.Gray, pa *page.Analysis) (blocks, loose []*page.Block) {
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	r := max(1, long/900)
-	blur := boxBlur(g, r)
+	blur := raster.BoxBlur(g, r)
 	lightMin := uint8(max(140, int(pa.Paper)-45))
 	light := &bitmap{w: b.Dx(), h: b.Dy(), on: make([]bool, b.Dx()*b.Dy())}
 	for i, v := range blur.Pix {
@@ -102,7 +114,6 @@ func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
 
 	minChar, maxChar := max(7, long/260), long/7
 	minRegion := 4 * minChar * minChar
-	var blocks []*page.Block
 	for i, c := range ll.comps {
 		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar {
 			continue
@@ -112,9 +123,10 @@ func detectBlocks(g *image.Gray, pa *page.Analysis) []*page.Block {
 		if filled.Area-c.Area < minChar*minChar/2 {
 			continue // nothing inside it
 		}
-		blocks = append(blocks, blocksInRegion(g, ll, n, filled, pa, minChar, maxChar)...)
+		found, apart := blocksInRegion(g, ll, n, filled, pa, minChar, maxChar)
+		blocks, loose = append(blocks, found...), append(loose, apart...)
 	}
-	return blocks
+	return blocks, loose
 }
 
 // dropContained removes specks found inside another block's bubble (a stray mark of punctuation
@@ -142,7 +154,10 @@ type blob struct {
 	pix   []int // page pixel indices of the blob's ink
 }
 
-func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+// blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
+// holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
+// dots.
+func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int) (out, loose []*page.Block) {
 	box := filled.Box
 	w, h := box.Dx(), box.Dy()
 	// The holes: filled pixels that are not the paper itself.
@@ -167,11 +182,13 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		}
 		bb := blob{Box: c.Box.Add(box.Min), Thick: thick}
 		id := int32(k + 1)
+		var m raster.Moments
 		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
 			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
 				if hl.id[y*w+x] != id {
 					continue
 				}
+				m.Add(x, y)
 				px := (box.Min.Y+y)*g.Stride + box.Min.X + x
 				if g.Pix[px] < pa.InkMax {
 					bb.Ink++
@@ -181,6 +198,11 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 				}
 			}
 		}
+		// The same lines drawn at a slant have a square box; their axes tell them from a
+		// character's stroke, which is never several characters long.
+		if length, width := m.Axes(); width < float64(minChar) && length >= max(6*width, 5*float64(minChar)) {
+			continue
+		}
 		density := float64(bb.Ink) / float64(c.Area)
 		if bb.Ink < 3 || density > 0.88 { // bold lettering at small sizes is nearly solid; pupils and fills are solid
 			continue
@@ -188,40 +210,72 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		blobs = append(blobs, bb)
 	}
 	if len(blobs) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
-	groups := cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
-	var out []*page.Block
-	var lettering []blob
+	groups := raster.Cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
+	var made [][]blob
 	for _, grp := range groups {
-		grp = pruneThick(grp)
-		if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+		kept := pruneThick(grp)
+		if tb := makeBlock(g, kept, pa, minChar, maxChar); tb != nil {
 			out = append(out, tb)
-			lettering = append(lettering, grp...)
+			made = append(made, kept)
+			continue
+		}
+		// A light tone that the blur left light is paper too, and its dots, each a hole of it,
+		// chain the lettering beside them and the art around into a mass that is no lettering.
+		// Without the dots (pieces with several twins of their size close by), and with no
+		// mark joining a shape many times its size, the lettering stands alone.
+		if len(grp) < 12 {
+			continue
+		}
+		near := func(a, b blob) bool {
+			return joins(a, b, minChar) && max(a.Thick, b.Thick) <= 3*max(minChar, min(a.Thick, b.Thick))
+		}
+		for _, sub := range raster.Cluster(withoutDots(grp, minChar, maxChar), near) {
+			// Among texture, as on art, only columns of a few characters are taken for text.
+			if tb := makeBlock(g, pruneThick(sub), pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Chars() >= 3 {
+				loose = append(loose, tb)
+			}
 		}
 	}
+	paper := func(x, y int) bool { return ll.id[y*ll.w+x] == n }
+	for _, tb := range loose {
+		tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+	}
 	if len(out) == 0 {
-		return nil
+		return nil, loose
+	}
+	// One speech keeps one size and direction: a cluster of another in a balloon (a piece of
+	// its own outline, art that crosses it) is not part of it, nor of its measure.
+	main := 0 // the speech is the cluster of the most characters
+	for i, tb := range out {
+		if tb.Chars() > out[main].Chars() {
+			main = i
+		}
+	}
+	var all image.Rectangle
+	var lettering []blob
+	for i, tb := range out {
+		if tb.Vertical == out[main].Vertical && tb.Char*10 >= out[main].Char*7 && tb.Char*10 <= out[main].Char*14 {
+			all = all.Union(tb.Box)
+			lettering = append(lettering, made[i]...)
+		}
 	}
 	// A paper area that is mostly lettering is a bubble; a much larger one is a panel's white
 	// or the gutter, where the text is free. A bubble holds one speech: columns set wider apart
 	// than the clustering joins are still one block, read and translated together.
-	var all image.Rectangle
-	for _, tb := range out {
-		all = all.Union(tb.Box)
-	}
 	// A short shout in a big balloon fills little of it; a balloon that is small on the page
 	// is still a balloon.
 	pb := g.Bounds()
 	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*area(all)
 	if (filled.Area > 8*area(all) && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
-		paper := func(x, y int) bool { return ll.id[y*ll.w+x] == n }
+		out = mergeColumns(g, out, made, pa, minChar, maxChar)
 		for _, tb := range out {
 			tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
 		}
-		return out
+		return out, loose
 	}
 	if len(out) > 1 {
 		if tb := makeBlock(g, lettering, pa, minChar, maxChar); tb != nil {
@@ -230,6 +284,60 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	for _, tb := range out {
 		tb.Bubble = filled
+	}
+	return out, loose
+}
+
+// mergeColumns joins, on a paper area that runs on, the blocks that are columns (or rows) of one
+// free speech set wider apart than the clustering joins: of one size (within a fifth) and
+// direction, side by side
+// within half a character more than their own width, and level with each other.
+func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+	same := func(a, b *page.Block) bool {
+		c := max(a.Char, b.Char)
+		if a.Vertical != b.Vertical || min(a.Char, b.Char)*5 < c*4 {
+			return false
+		}
+		ax, bx, ay, by := [2]int{a.Box.Min.X, a.Box.Max.X}, [2]int{b.Box.Min.X, b.Box.Max.X}, [2]int{a.Box.Min.Y, a.Box.Max.Y}, [2]int{b.Box.Min.Y, b.Box.Max.Y}
+		if !a.Vertical {
+			ax, bx, ay, by = ay, by, ax, bx
+		}
+		across := max(ax[0], bx[0]) - min(ax[1], bx[1]) // the gap between the lines
+		along := min(ay[1], by[1]) - max(ay[0], by[0])  // how far they run side by side
+		return across <= c*3/2 && along*2 >= min(ay[1]-ay[0], by[1]-by[0])
+	}
+	for merged := true; merged; {
+		merged = false
+		for i := 0; i < len(out) && !merged; i++ {
+			for j := i + 1; j < len(out) && !merged; j++ {
+				if !same(out[i], out[j]) {
+					continue
+				}
+				grp := append(slices.Clone(made[i]), made[j]...)
+				if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+					out[i], made[i] = tb, grp
+					out, made = slices.Delete(out, j, j+1), slices.Delete(made, j, j+1)
+					merged = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// withoutDots is grp without the pieces that are a tone's dots, whole or clipped.
+func withoutDots(grp []blob, minChar, maxChar int) []blob {
+	comps := make([]component, len(grp))
+	for i, b := range grp {
+		comps[i] = component{Box: b.Box, Area: len(b.pix)}
+	}
+	nb := newNeighbours(comps, 2*minChar)
+	texture := textureOf(comps, nb, minChar, maxChar)
+	var out []blob
+	for i, b := range grp {
+		if texture[i] != dotTexture && (max(b.Box.Dx(), b.Box.Dy()) > 2*minChar || !amongDots(b.Box, comps, texture, nb)) {
+			out = append(out, b)
+		}
 	}
 	return out
 }

@@ -68,3 +68,51 @@ func direction(vertical bool) string {
 	}
 	return "horizontal"
 }
+
+// Hatching and speed lines drawn at a slant have square boxes, like characters, and a light
+// tone the blur leaves light joins the paper with its dots: lettering among them (a balloon
+// without an outline on diagonal hatching, a shout between speed lines, a balloon cut into a
+// light tone, columns set wide apart) is still found whole, and a balloon's own outline does not
+// join the speech it holds.
+func TestMangaFindsLetteringAmongTexture(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		hard bool
+		text string
+	}{
+		{16, false, "賛成！"},            // a balloon without an outline on diagonal hatching
+		{2, false, "キャー！"},            // between speed lines
+		{17, false, "明日、試合だろ？"},       // a balloon among slanted lines
+		{11, false, "お兄ちゃん、起きて！朝だよ！"}, // a spiky balloon, whose outline breaks into zigzags
+		{21, false, "誰にも言っちゃダメだよ。"},   // a balloon cut into a light dot tone
+		{12, true, "待ってたぜ、この瞬間を！"},    // a balloon open to a coarse tone, beside a face
+		{1, true, "二人とも、喧嘩はやめて！"},     // a halo over speed lines and tone
+		{18, false, "犯人はこの中にいる！"},     // columns set wide apart among speed lines
+		{21, false, "なんだって！？"},        // a spiky balloon's outline beside the columns
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: c.hard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, _ := Manga(p.RGBA(), true)
+		var want *mangapage.Bubble
+		for i, bb := range p.Bubbles {
+			if bb.Text == c.text {
+				want = &p.Bubbles[i]
+			}
+		}
+		if want == nil {
+			t.Fatalf("seed %d: no bubble %q", c.seed, c.text)
+		}
+		b := found(blocks, want.Box)
+		if b == nil {
+			t.Errorf("seed %d: %q at %v was not found (blocks %v)", c.seed, c.text, want.Box, boxes(blocks))
+			continue
+		}
+		// The block is the lettering, whole (but for a trailing 。 among the tone's dots, which
+		// is no larger than they are), not the lettering and the lines around it.
+		if grown := b.Box.Inset(-b.Char * 2 / 3); !b.Box.In(want.Box.Inset(-b.Char)) || !want.Box.In(grown) || b.Vertical != want.Vertical {
+			t.Errorf("seed %d: %q at %v found as %v (vertical %v, char %d)", c.seed, c.text, want.Box, b.Box, b.Vertical, b.Char)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // Lettering set straight on the art: free text over screentone or hatching, with or without a
@@ -39,20 +40,17 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		// no larger than the dots around it is dropped (with the odd dakuten or 、, which
 		// reading misses less than it would a column padded with fragments).
 		if candidate[i] && size <= 2*minChar {
-			nb.each(c.Box, 3*size+4, func(j int) {
-				o := ll.comps[j].Box
-				candidate[i] = candidate[i] && !(texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
-			})
+			candidate[i] = !amongDots(c.Box, ll.comps, texture, nb)
 		}
 	}
 	pix := make([][]int, len(ll.comps))
-	mom := make([]moments, len(ll.comps))
+	mom := make([]raster.Moments, len(ll.comps))
 	for i, id := range ll.id {
 		if id == 0 {
 			continue
 		}
 		k := id - 1
-		mom[k].add(i%ll.w-ll.comps[k].Box.Min.X, i/ll.w-ll.comps[k].Box.Min.Y)
+		mom[k].Add(i%ll.w-ll.comps[k].Box.Min.X, i/ll.w-ll.comps[k].Box.Min.Y)
 		if texture[k] != notTexture {
 			dens[(i/ll.w/cell)*gw+i%ll.w/cell]++
 		} else if candidate[k] {
@@ -64,7 +62,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	// their axis.
 	angles, elong := make([]float64, len(ll.comps)), make([]float64, len(ll.comps))
 	for k := range ll.comps {
-		angles[k], elong[k] = mom[k].orientation()
+		angles[k], elong[k] = mom[k].Orientation()
 	}
 	// dark tells a pixel of a line, or of another stub of the same direction, from k's.
 	dark := func(x, y, k int) bool {
@@ -82,7 +80,8 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		if !candidate[k] || elong[k] < 3 {
 			continue
 		}
-		cx, cy := float64(c.Box.Min.X)+mom[k].sx/mom[k].n, float64(c.Box.Min.Y)+mom[k].sy/mom[k].n
+		mx, my := mom[k].Centroid()
+		cx, cy := float64(c.Box.Min.X)+mx, float64(c.Box.Min.Y)+my
 		dx, dy := math.Cos(angles[k]), math.Sin(angles[k])
 		px, py := int(math.Round(-dy)), int(math.Round(dx))
 		reach := float64(max(c.Box.Dx(), c.Box.Dy()) + 3*minChar)
@@ -130,7 +129,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		}
 	}
 	var out []*page.Block
-	for _, grp := range cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) }) {
+	for _, grp := range raster.Cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) }) {
 		grp = pruneGaps(pruneThick(grp), g.Stride)
 		tb := makeBlock(g, grp, pa, minChar, maxChar)
 		if tb == nil || len(tb.Lines) == 0 {
@@ -145,6 +144,17 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		out = append(out, tb)
 	}
 	return out
+}
+
+// amongDots reports whether the piece with box r lies among a tone's dots no smaller than itself:
+// it is then a dot that a halo or the paper's edge clipped, which has no twins left.
+func amongDots(r image.Rectangle, comps []component, texture []uint8, nb *neighbours) bool {
+	size, among := max(r.Dx(), r.Dy()), false
+	nb.each(r, 3*size+4, func(j int) {
+		o := comps[j].Box
+		among = among || (texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
+	})
+	return among
 }
 
 // pruneGaps drops from a cluster the small marks that lie between its columns: what the art
@@ -254,23 +264,4 @@ func (n *neighbours) each(r image.Rectangle, reach int, f func(j int)) {
 			}
 		}
 	}
-}
-
-// moments are the sums that give a piece's direction and elongation.
-type moments struct{ n, sx, sy, sxx, syy, sxy float64 }
-
-func (m *moments) add(x, y int) {
-	fx, fy := float64(x), float64(y)
-	*m = moments{m.n + 1, m.sx + fx, m.sy + fy, m.sxx + fx*fx, m.syy + fy*fy, m.sxy + fx*fy}
-}
-
-// orientation is the angle of the piece's long axis in [0, π) and the ratio of its length to
-// its width.
-func (m *moments) orientation() (angle, elongation float64) {
-	mx, my := m.sx/m.n, m.sy/m.n
-	a, b, c := m.sxx/m.n-mx*mx, m.syy/m.n-my*my, m.sxy/m.n-mx*my
-	angle = math.Mod(0.5*math.Atan2(2*c, a-b)+math.Pi, math.Pi)
-	d := math.Sqrt((a-b)*(a-b)/4 + c*c)
-	l1, l2 := (a+b)/2+d, (a+b)/2-d
-	return angle, math.Sqrt(l1 / max(l2, 1.0/12))
 }

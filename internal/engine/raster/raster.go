@@ -1,0 +1,177 @@
+// Package raster provides the pixel primitives the engine's stages share: grey-level
+// statistics, box filters over images and masks, the shape of a set of pixels, and clustering.
+package raster
+
+import (
+	"image"
+	"math"
+)
+
+// Otsu is the threshold that best separates the histogram of g into two classes.
+func Otsu(g *image.Gray) uint8 {
+	var hist [256]float64
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	total := float64(len(g.Pix))
+	var sum float64
+	for i, h := range hist {
+		sum += float64(i) * h
+	}
+	var sumB, wB, best float64
+	thresh := 128
+	for t := 0; t < 256; t++ {
+		wB += hist[t]
+		if wB == 0 {
+			continue
+		}
+		wF := total - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(t) * hist[t]
+		mB, mF := sumB/wB, (sum-sumB)/wF
+		between := wB * wF * (mB - mF) * (mB - mF)
+		if between > best {
+			best, thresh = between, t
+		}
+	}
+	return uint8(thresh)
+}
+
+// BoxBlur averages g over a (2r+1)² window with running sums, so its cost does not grow with r.
+// Screentone and hatching average out into grey while paper stays white, which is what tells a
+// bubble on tone from the tone around it.
+func BoxBlur(g *image.Gray, r int) *image.Gray {
+	b := g.Bounds()
+	w, h := b.Dx(), b.Dy()
+	tmp := make([]int32, w*h)
+	for y := 0; y < h; y++ {
+		row := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):]
+		var acc int32
+		for x := -r; x <= r; x++ {
+			acc += int32(row[clamp(x, 0, w-1)])
+		}
+		for x := 0; x < w; x++ {
+			tmp[y*w+x] = acc
+			acc += int32(row[clamp(x+r+1, 0, w-1)]) - int32(row[clamp(x-r, 0, w-1)])
+		}
+	}
+	out := image.NewGray(image.Rect(0, 0, w, h))
+	n := int32((2*r + 1) * (2*r + 1))
+	for x := 0; x < w; x++ {
+		var acc int32
+		for y := -r; y <= r; y++ {
+			acc += tmp[clamp(y, 0, h-1)*w+x]
+		}
+		for y := 0; y < h; y++ {
+			out.Pix[y*w+x] = uint8(acc / n)
+			acc += tmp[clamp(y+r+1, 0, h-1)*w+x] - tmp[clamp(y-r, 0, h-1)*w+x]
+		}
+	}
+	return out
+}
+
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// SquareFilter shrinks (all) or grows (!all) the w×h mask m by a square of radius r, as two
+// passes of running counts, so that its cost does not grow with r. Outside the mask is off.
+func SquareFilter(m []bool, w, h, r int, all bool) []bool {
+	pass := func(src []bool, n, stride, lines, step int) []bool {
+		out := make([]bool, len(src))
+		for l := range lines {
+			base := l * step
+			count := 0
+			// count holds the pixels on among [i-r, i+r] of the line.
+			for k := 0; k < min(r, n); k++ {
+				if src[base+k*stride] {
+					count++
+				}
+			}
+			for i := range n {
+				if j := i + r; j < n && src[base+j*stride] {
+					count++
+				}
+				if j := i - r - 1; j >= 0 && src[base+j*stride] {
+					count--
+				}
+				span := min(n-1, i+r) - max(0, i-r) + 1
+				if all {
+					out[base+i*stride] = count == 2*r+1 && span == 2*r+1
+				} else {
+					out[base+i*stride] = count > 0
+				}
+			}
+		}
+		return out
+	}
+	return pass(pass(m, w, 1, h, w), h, w, w, 1)
+}
+
+// Moments are the sums that give a piece's direction and elongation.
+type Moments struct{ n, sx, sy, sxx, syy, sxy float64 }
+
+func (m *Moments) Add(x, y int) {
+	fx, fy := float64(x), float64(y)
+	*m = Moments{m.n + 1, m.sx + fx, m.sy + fy, m.sxx + fx*fx, m.syy + fy*fy, m.sxy + fx*fy}
+}
+
+// Orientation is the angle of the piece's long axis in [0, π) and the ratio of its length to
+// its width.
+func (m *Moments) Orientation() (angle, elongation float64) {
+	a, b, c := m.second()
+	length, width := m.Axes()
+	return math.Mod(0.5*math.Atan2(2*c, a-b)+math.Pi, math.Pi), length / max(width, 1)
+}
+
+// Axes are the length and width of the bar with the piece's second moments (a bar of length L
+// has a variance of L²/12 along it).
+func (m *Moments) Axes() (length, width float64) {
+	a, b, c := m.second()
+	d := math.Sqrt((a-b)*(a-b)/4 + c*c)
+	return math.Sqrt(12 * ((a+b)/2 + d)), math.Sqrt(12 * max((a+b)/2-d, 1.0/12))
+}
+
+// Centroid is the mean of the pixels added.
+func (m *Moments) Centroid() (x, y float64) { return m.sx / m.n, m.sy / m.n }
+
+func (m *Moments) second() (a, b, c float64) {
+	mx, my := m.Centroid()
+	return m.sxx/m.n - mx*mx, m.syy/m.n - my*my, m.sxy/m.n - mx*my
+}
+
+// Cluster partitions items into the connected groups of the relation same (single linkage), in
+// the order of each group's first item.
+func Cluster[T any](items []T, same func(a, b T) bool) [][]T {
+	parent := make([]int, len(items))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		if parent[i] != i {
+			parent[i] = find(parent[i])
+		}
+		return parent[i]
+	}
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			if same(items[i], items[j]) {
+				parent[find(i)] = find(j)
+			}
+		}
+	}
+	index := map[int]int{}
+	var out [][]T
+	for i, it := range items {
+		root := find(i)
+		k, ok := index[root]
+		if !ok {
+			k = len(out)
+			index[root] = k
+			out = append(out, nil)
+		}
+		out[k] = append(out[k], it)
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package raster
+
+import (
+	"math"
+	"testing"
+)
+
+// A bar's axes are its length and width whatever its slant, which is what tells a hatching line
+// drawn at 45° (a square box) from a character's stroke.
+func TestMomentsAxesOfASlantedBar(t *testing.T) {
+	for _, deg := range []float64{0, 30, 45, 90, 135} {
+		var m Moments
+		a := deg * math.Pi / 180
+		const length, width = 120, 3
+		for s := -length / 2.0; s < length/2; s += 0.25 {
+			for u := -width / 2.0; u < width/2; u += 0.25 {
+				m.Add(int(math.Round(s*math.Cos(a)-u*math.Sin(a))), int(math.Round(s*math.Sin(a)+u*math.Cos(a))))
+			}
+		}
+		l, w := m.Axes()
+		if math.Abs(l-length) > length/10 || w > 2*width {
+			t.Errorf("a %v° bar %dx%d measured %.1fx%.1f", deg, length, width, l, w)
+		}
+		angle, _ := m.Orientation()
+		if d := math.Abs(angle - math.Mod(a, math.Pi)); d > 0.05 && math.Pi-d > 0.05 {
+			t.Errorf("a %v° bar measured at %.1f°", deg, angle*180/math.Pi)
+		}
+	}
+}
+
+// Cluster joins items transitively and keeps the order of each group's first item.
+func TestClusterIsSingleLinkage(t *testing.T) {
+	got := Cluster([]int{1, 10, 2, 11, 3, 30}, func(a, b int) bool { return a-b <= 1 && b-a <= 1 })
+	want := [][]int{{1, 2, 3}, {10, 11}, {30}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) || got[i][0] != want[i][0] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
+
+// SquareFilter shrinks a square by its radius on every side and grows it back.
+func TestSquareFilterOpensASquare(t *testing.T) {
+	const w, h = 20, 20
+	m := make([]bool, w*h)
+	for y := 5; y < 15; y++ {
+		for x := 5; x < 15; x++ {
+			m[y*w+x] = true
+		}
+	}
+	m[2*w+2] = true // a speck the opening removes
+	shrunk := SquareFilter(m, w, h, 2, true)
+	grown := SquareFilter(shrunk, w, h, 2, false)
+	for y := range h {
+		for x := range w {
+			in := x >= 7 && x < 13 && y >= 7 && y < 13
+			if shrunk[y*w+x] != in {
+				t.Fatalf("shrunk at %d,%d = %v", x, y, shrunk[y*w+x])
+			}
+			if want := m[y*w+x] && !(x == 2 && y == 2); grown[y*w+x] != want {
+				t.Fatalf("opened at %d,%d = %v, want %v", x, y, grown[y*w+x], want)
+			}
+		}
+	}
+}
