@@ -24,7 +24,7 @@ import (
 // Manga finds the lettering of a page in reading order; rtl orders blocks right to left
 // (Japanese), otherwise left to right.
 func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
-	g := grayOf(img)
+	g := page.Gray(img)
 	b := g.Bounds()
 	paper := paperLevel(g)
 	inkMax := max(min(otsu(g), paper-50), 60)
@@ -192,7 +192,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
-	groups := cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
+	groups := cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) })
 	var out []*page.Block
 	var lettering []blob
 	for _, grp := range groups {
@@ -256,6 +256,13 @@ func joins(a, b blob, minChar int) bool {
 	}
 	// A small mark joins a column it nearly touches, never a large shape.
 	return small.Ink*4 < big.Ink && gap <= max(minChar, big.Thick*3/5) && big.Thick <= 3*max(minChar, small.Thick)*2
+}
+
+// joinSpan widens a blob's x extent by the widest gap joins allows: max(minChar, Thick)*6/5.
+func joinSpan(minChar int) func(blob) (int, int) {
+	return func(b blob) (int, int) {
+		return b.Box.Min.X - max(minChar, b.Thick)*6/5, b.Box.Max.X + max(minChar, b.Thick)*6/5
+	}
 }
 
 // pruneThick drops from a cluster the shapes far thicker than its typical line (by ink), which

@@ -130,7 +130,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		}
 	}
 	var out []*page.Block
-	for _, grp := range cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) }) {
+	for _, grp := range cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
 		grp = pruneGaps(pruneThick(grp), g.Stride)
 		tb := makeBlock(g, grp, pa, minChar, maxChar)
 		if tb == nil || len(tb.Lines) == 0 {
