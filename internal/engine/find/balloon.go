@@ -2,7 +2,9 @@ package find
 
 import (
 	"image"
+	"slices"
 
+	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
@@ -115,3 +117,40 @@ func openedBalloon(filled *region, paper func(x, y int) bool, text image.Rectang
 }
 
 func abs(v int) int { return max(v, -v) }
+
+// mergeColumns joins, on a paper area that runs on, the blocks that are columns (or rows) of one
+// free speech set wider apart than the clustering joins: of one size (within a fifth) and
+// direction, side by side
+// within half a character more than their own width, and level with each other.
+func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+	same := func(a, b *page.Block) bool {
+		c := max(a.Char, b.Char)
+		if a.Vertical != b.Vertical || min(a.Char, b.Char)*5 < c*4 {
+			return false
+		}
+		ax, bx, ay, by := [2]int{a.Box.Min.X, a.Box.Max.X}, [2]int{b.Box.Min.X, b.Box.Max.X}, [2]int{a.Box.Min.Y, a.Box.Max.Y}, [2]int{b.Box.Min.Y, b.Box.Max.Y}
+		if !a.Vertical {
+			ax, bx, ay, by = ay, by, ax, bx
+		}
+		across := max(ax[0], bx[0]) - min(ax[1], bx[1]) // the gap between the lines
+		along := min(ay[1], by[1]) - max(ay[0], by[0])  // how far they run side by side
+		return across <= c*3/2 && along*2 >= min(ay[1]-ay[0], by[1]-by[0])
+	}
+	for merged := true; merged; {
+		merged = false
+		for i := 0; i < len(out) && !merged; i++ {
+			for j := i + 1; j < len(out) && !merged; j++ {
+				if !same(out[i], out[j]) {
+					continue
+				}
+				grp := append(slices.Clone(made[i]), made[j]...)
+				if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+					out[i], made[i] = tb, grp
+					out, made = slices.Delete(out, j, j+1), slices.Delete(made, j, j+1)
+					merged = true
+				}
+			}
+		}
+	}
+	return out
+}

@@ -9,9 +9,6 @@ import (
 // This file holds the pixel analysis that manga pages need before any OCR: ink and paper, the
 // connected pieces of each, and the light regions (bubbles) that enclose lettering.
 
-// grayOf converts the page to 8-bit luminance.
-func grayOf(img *image.RGBA) *image.Gray { return page.Gray(img) }
-
 // paperLevel estimates the brightness of the page's paper: a high percentile, so that ink, tone
 // and art do not pull it down and a few specks of pure white do not push it up.
 func paperLevel(g *image.Gray) uint8 {

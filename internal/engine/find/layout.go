@@ -114,7 +114,7 @@ func GroupLines(words []page.Word) []Line {
 // extents and similar letter heights: lettering in a bubble is centred, so lines of different
 // widths still overlap.
 func GroupBlocks(lines []Line) []Group {
-	groups := raster.Cluster(lines, sameBlock)
+	groups := raster.Cluster(lines, func(l Line) (int, int) { return l.Box.Min.X, l.Box.Max.X }, sameBlock)
 	var blocks []Group
 	for _, ls := range groups {
 		slices.SortFunc(ls, func(a, b Line) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })

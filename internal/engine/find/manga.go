@@ -25,7 +25,7 @@ import (
 // Manga finds the lettering of a page in reading order; rtl orders blocks right to left
 // (Japanese), otherwise left to right.
 func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
-	g := grayOf(img)
+	g := page.Gray(img)
 	b := g.Bounds()
 	paper := paperLevel(g)
 	inkMax := max(min(raster.Otsu(g), paper-50), 60)
@@ -214,7 +214,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	}
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
-	groups := raster.Cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) })
+	groups := raster.Cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) })
 	var made [][]blob
 	for _, grp := range groups {
 		kept := pruneThick(grp)
@@ -233,7 +233,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		near := func(a, b blob) bool {
 			return joins(a, b, minChar) && max(a.Thick, b.Thick) <= 3*max(minChar, min(a.Thick, b.Thick))
 		}
-		for _, sub := range raster.Cluster(withoutDots(grp, minChar, maxChar), near) {
+		for _, sub := range raster.Cluster(withoutDots(grp, minChar, maxChar), joinSpan(minChar), near) {
 			// Among texture, as on art, only columns of a few characters are taken for text.
 			if tb := makeBlock(g, pruneThick(sub), pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Chars() >= 3 {
 				loose = append(loose, tb)
@@ -288,60 +288,6 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	return out, loose
 }
 
-// mergeColumns joins, on a paper area that runs on, the blocks that are columns (or rows) of one
-// free speech set wider apart than the clustering joins: of one size (within a fifth) and
-// direction, side by side
-// within half a character more than their own width, and level with each other.
-func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
-	same := func(a, b *page.Block) bool {
-		c := max(a.Char, b.Char)
-		if a.Vertical != b.Vertical || min(a.Char, b.Char)*5 < c*4 {
-			return false
-		}
-		ax, bx, ay, by := [2]int{a.Box.Min.X, a.Box.Max.X}, [2]int{b.Box.Min.X, b.Box.Max.X}, [2]int{a.Box.Min.Y, a.Box.Max.Y}, [2]int{b.Box.Min.Y, b.Box.Max.Y}
-		if !a.Vertical {
-			ax, bx, ay, by = ay, by, ax, bx
-		}
-		across := max(ax[0], bx[0]) - min(ax[1], bx[1]) // the gap between the lines
-		along := min(ay[1], by[1]) - max(ay[0], by[0])  // how far they run side by side
-		return across <= c*3/2 && along*2 >= min(ay[1]-ay[0], by[1]-by[0])
-	}
-	for merged := true; merged; {
-		merged = false
-		for i := 0; i < len(out) && !merged; i++ {
-			for j := i + 1; j < len(out) && !merged; j++ {
-				if !same(out[i], out[j]) {
-					continue
-				}
-				grp := append(slices.Clone(made[i]), made[j]...)
-				if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
-					out[i], made[i] = tb, grp
-					out, made = slices.Delete(out, j, j+1), slices.Delete(made, j, j+1)
-					merged = true
-				}
-			}
-		}
-	}
-	return out
-}
-
-// withoutDots is grp without the pieces that are a tone's dots, whole or clipped.
-func withoutDots(grp []blob, minChar, maxChar int) []blob {
-	comps := make([]component, len(grp))
-	for i, b := range grp {
-		comps[i] = component{Box: b.Box, Area: len(b.pix)}
-	}
-	nb := newNeighbours(comps, 2*minChar)
-	texture := textureOf(comps, nb, minChar, maxChar)
-	var out []blob
-	for i, b := range grp {
-		if texture[i] != dotTexture && (max(b.Box.Dx(), b.Box.Dy()) > 2*minChar || !amongDots(b.Box, comps, texture, nb)) {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
 // joins says whether two blobs belong to the same lettering: columns or rows of about one
 // thickness a character apart, or a small mark (punctuation, a dakuten that blurred apart) close
 // to a column. Art beside a bubble's text is usually much thicker or thinner, which keeps it out.
@@ -364,6 +310,13 @@ func joins(a, b blob, minChar int) bool {
 	}
 	// A small mark joins a column it nearly touches, never a large shape.
 	return small.Ink*4 < big.Ink && gap <= max(minChar, big.Thick*3/5) && big.Thick <= 3*max(minChar, small.Thick)*2
+}
+
+// joinSpan widens a blob's x extent by the widest gap joins allows: max(minChar, Thick)*6/5.
+func joinSpan(minChar int) func(blob) (int, int) {
+	return func(b blob) (int, int) {
+		return b.Box.Min.X - max(minChar, b.Thick)*6/5, b.Box.Max.X + max(minChar, b.Thick)*6/5
+	}
 }
 
 // pruneThick drops from a cluster the shapes far thicker than its typical line (by ink), which

@@ -129,7 +129,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		}
 	}
 	var out []*page.Block
-	for _, grp := range raster.Cluster(blobs, func(a, b blob) bool { return joins(a, b, minChar) }) {
+	for _, grp := range raster.Cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
 		grp = pruneGaps(pruneThick(grp), g.Stride)
 		tb := makeBlock(g, grp, pa, minChar, maxChar)
 		if tb == nil || len(tb.Lines) == 0 {
@@ -155,6 +155,23 @@ func amongDots(r image.Rectangle, comps []component, texture []uint8, nb *neighb
 		among = among || (texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
 	})
 	return among
+}
+
+// withoutDots is grp without the pieces that are a tone's dots, whole or clipped.
+func withoutDots(grp []blob, minChar, maxChar int) []blob {
+	comps := make([]component, len(grp))
+	for i, b := range grp {
+		comps[i] = component{Box: b.Box, Area: len(b.pix)}
+	}
+	nb := newNeighbours(comps, 2*minChar)
+	texture := textureOf(comps, nb, minChar, maxChar)
+	var out []blob
+	for i, b := range grp {
+		if texture[i] != dotTexture && (max(b.Box.Dx(), b.Box.Dy()) > 2*minChar || !amongDots(b.Box, comps, texture, nb)) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // pruneGaps drops from a cluster the small marks that lie between its columns: what the art

@@ -5,6 +5,7 @@ package raster
 import (
 	"image"
 	"math"
+	"slices"
 )
 
 // Otsu is the threshold that best separates the histogram of g into two classes.
@@ -140,38 +141,37 @@ func (m *Moments) second() (a, b, c float64) {
 	return m.sxx/m.n - mx*mx, m.syy/m.n - my*my, m.sxy/m.n - mx*my
 }
 
-// Cluster partitions items into the connected groups of the relation same (single linkage), in
-// the order of each group's first item.
-func Cluster[T any](items []T, same func(a, b T) bool) [][]T {
-	parent := make([]int, len(items))
-	for i := range parent {
-		parent[i] = i
+// Cluster partitions items into the connected groups of the relation same (single linkage), in the
+// order of each group's first item. same must hold only for items whose spans along x overlap: a
+// sweep tests just those pairs, as all pairs of a toned page's thousands of blobs took a second.
+func Cluster[T any](items []T, span func(T) (lo, hi int), same func(a, b T) bool) [][]T {
+	parent, lo, hi, byX := make([]int, len(items)), make([]int, len(items)), make([]int, len(items)), make([]int, len(items))
+	for i, it := range items {
+		parent[i], byX[i] = i, i
+		lo[i], hi[i] = span(it)
 	}
-	var find func(int) int
-	find = func(i int) int {
-		if parent[i] != i {
-			parent[i] = find(parent[i])
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i], i = parent[parent[i]], parent[parent[i]]
 		}
-		return parent[i]
+		return i
 	}
-	for i := range items {
-		for j := i + 1; j < len(items); j++ {
-			if same(items[i], items[j]) {
+	slices.SortFunc(byX, func(i, j int) int { return lo[i] - lo[j] })
+	for k, i := range byX {
+		for m := k + 1; m < len(byX) && lo[byX[m]] <= hi[i]; m++ {
+			if j := byX[m]; same(items[min(i, j)], items[max(i, j)]) {
 				parent[find(i)] = find(j)
 			}
 		}
 	}
-	index := map[int]int{}
 	var out [][]T
+	group := make([]int, len(items)) // 1 + the index in out of the group whose root is i
 	for i, it := range items {
-		root := find(i)
-		k, ok := index[root]
-		if !ok {
-			k = len(out)
-			index[root] = k
+		if group[find(i)] == 0 {
 			out = append(out, nil)
+			group[find(i)] = len(out)
 		}
-		out[k] = append(out[k], it)
+		out[group[find(i)]-1] = append(out[group[find(i)]-1], it)
 	}
 	return out
 }

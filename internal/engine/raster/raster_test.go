@@ -30,7 +30,7 @@ func TestMomentsAxesOfASlantedBar(t *testing.T) {
 
 // Cluster joins items transitively and keeps the order of each group's first item.
 func TestClusterIsSingleLinkage(t *testing.T) {
-	got := Cluster([]int{1, 10, 2, 11, 3, 30}, func(a, b int) bool { return a-b <= 1 && b-a <= 1 })
+	got := Cluster([]int{1, 10, 2, 11, 3, 30}, func(v int) (int, int) { return v - 1, v + 1 }, func(a, b int) bool { return a-b <= 1 && b-a <= 1 })
 	want := [][]int{{1, 2, 3}, {10, 11}, {30}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -26,12 +27,22 @@ type Tesseract struct {
 	sem chan struct{}
 	// runs counts the processes started: what a page costs, in the unit that dominates it.
 	runs atomic.Int64
+	// env is the processes' environment: one OpenMP thread each, unless the operator set
+	// OMP_THREAD_LIMIT. Tesseract is built with OpenMP, which otherwise starts a thread per core
+	// in every process, and its waiting threads spin; the engine already runs processes side by
+	// side (the two reading directions, pages at once). On a busy 2-core machine one page's 26
+	// crops took 9 s (5 s of CPU) with the threads, 1.4 s (0.8 s) with one. The text is the same.
+	env []string
 }
 
 // NewTesseract runs the binary at path with the language data of tessdataDir (Tesseract's own
 // when empty), at most conc processes at a time.
 func NewTesseract(path, tessdataDir string, conc int) *Tesseract {
-	return &Tesseract{path: path, tessdataDir: tessdataDir, sem: make(chan struct{}, conc)}
+	t := &Tesseract{path: path, tessdataDir: tessdataDir, sem: make(chan struct{}, conc)}
+	if _, set := os.LookupEnv("OMP_THREAD_LIMIT"); !set {
+		t.env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+	}
+	return t
 }
 
 // Runs counts the processes started.
@@ -75,7 +86,7 @@ func (t *Tesseract) exec(ctx context.Context, input string, stdin io.Reader, arg
 	all := append(t.baseArgs(), input, "stdout")
 	all = append(all, args...)
 	cmd := exec.CommandContext(ctx, t.path, all...)
-	cmd.Stdin = stdin
+	cmd.Stdin, cmd.Env = stdin, t.env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -1,7 +1,10 @@
 package read
 
 import (
+	"context"
 	"image"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -18,5 +21,32 @@ func TestParseTSV(t *testing.T) {
 	}
 	if len(ws) != 2 || ws[0].Text != "Hello" || ws[0].Box != image.Rect(10, 20, 130, 60) || ws[1].Conf != 91 {
 		t.Fatalf("got %+v", ws)
+	}
+}
+
+// Each tesseract process runs one OpenMP thread (its spinning threads made a busy machine's
+// pages several times slower), unless the operator chose the number of threads.
+func TestTesseractRunsOneThreadUnlessTold(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tesseract")
+	// A stand-in that reads the image and answers one word: the thread limit it was given.
+	script := "#!/bin/sh\ncat >/dev/null\nprintf '5\\t1\\t1\\t1\\t1\\t1\\t0\\t0\\t1\\t1\\t90\\tomp=%s\\n' \"$OMP_THREAD_LIMIT\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	limit := func() string {
+		ws, err := NewTesseract(bin, "", 1).Words(context.Background(), image.NewGray(image.Rect(0, 0, 4, 4)), "eng", 7)
+		if err != nil || len(ws) != 1 {
+			t.Fatalf("Words = %+v, %v", ws, err)
+		}
+		return ws[0].Text
+	}
+	t.Setenv("OMP_THREAD_LIMIT", "") // restored after the test
+	os.Unsetenv("OMP_THREAD_LIMIT")
+	if got := limit(); got != "omp=1" {
+		t.Errorf("without OMP_THREAD_LIMIT set, tesseract got %q, want omp=1", got)
+	}
+	t.Setenv("OMP_THREAD_LIMIT", "2")
+	if got := limit(); got != "omp=2" {
+		t.Errorf("with OMP_THREAD_LIMIT=2 set, tesseract got %q, want omp=2", got)
 	}
 }
