@@ -401,6 +401,10 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	for _, s := range segs {
 		lines = append(lines, extent(ink, w, h, s, vertical).Add(box.Min))
 	}
+	tb := &page.Block{Box: box, Vertical: vertical, Ink: &page.Mask{Box: box, Mask: ink}, Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}
+	if vertical { // furigana set tight widen their column: cut first, they leave it its true width
+		separateRuby(tb, lines, slices.MaxFunc(lines, func(a, b image.Rectangle) int { return a.Dx() - b.Dx() }).Dx())
+	}
 	thick := make([]int, len(lines))
 	for i, l := range lines {
 		thick[i] = crossSize(l, vertical)
@@ -408,7 +412,6 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	main := slices.Max(thick)
 	// Furigana sit beside the main columns (right of them in vertical text, above in horizontal)
 	// at about half their size.
-	tb := &page.Block{Box: box, Vertical: vertical, Ink: &page.Mask{Box: box, Mask: ink}, Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}
 	var mains []int
 	for i, l := range lines {
 		if thick[i]*100 < main*62 && len(lines) > 1 {
@@ -432,9 +435,6 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	}
 	if tb.Chars() < 2 {
 		return nil
-	}
-	if vertical {
-		separateRuby(tb, g)
 	}
 	// Lettering is a row of characters: a line much shorter than one character across is a
 	// speck, and a single line that is a lone square blob of solid ink is art.

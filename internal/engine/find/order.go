@@ -47,9 +47,9 @@ func Order(blocks []*page.Block, rtl bool) {
 // separateRuby finds furigana set tight against their column, too close for the projection to
 // split off: small marks entirely to the right of the column's body. They leave the reading mask
 // (erasing takes them with the rest of the bubble).
-func separateRuby(b *page.Block, g *image.Gray) {
+func separateRuby(b *page.Block, lines []image.Rectangle, size int) {
 	w := b.Box.Dx()
-	for li, l := range b.Lines {
+	for li, l := range lines {
 		sub := &bitmap{w: l.Dx(), h: l.Dy(), on: make([]bool, l.Dx()*l.Dy())}
 		for y := l.Min.Y; y < l.Max.Y; y++ {
 			for x := l.Min.X; x < l.Max.X; x++ {
@@ -58,40 +58,41 @@ func separateRuby(b *page.Block, g *image.Gray) {
 		}
 		cl := label(sub, true)
 		var rights []int
+		tallest := 0
 		for _, c := range cl.comps {
-			if max(c.Box.Dx(), c.Box.Dy())*100 >= b.Char*45 {
-				rights = append(rights, c.Box.Max.X)
+			if max(c.Box.Dx(), c.Box.Dy())*100 >= size*45 {
+				rights, tallest = append(rights, c.Box.Max.X), max(tallest, c.Box.Dy())
 			}
 		}
-		if len(rights) < 2 {
+		// One piece is body enough when it runs the column's length: kanji under one reading touch.
+		if len(rights) == 0 || (len(rights) == 1 && tallest*4 < sub.h*3) {
 			continue
 		}
 		sort.Ints(rights)
-		body := rights[len(rights)*7/10]
+		body, char := rights[len(rights)*7/10], size
+		if (sub.w-body)*3 >= body {
+			char = min(char, body) // furigana sticking out a third of it widened the column
+		}
 		// Vertical punctuation (、。) and small kana also sit right of the body, but alone;
-		// furigana come as a run of marks stacked within a character of each other.
-		// Dakuten and handakuten are smaller still, and a pair of them stacked must not pass
-		// for a run of furigana.
-		small := func(c component) bool {
-			size := max(c.Box.Dx(), c.Box.Dy()) * 100
-			return c.Box.Min.X >= body-1 && size < b.Char*50 && size >= b.Char*24
+		// furigana come as a run of marks stacked within a character of each other, spread
+		// along their kanji. Dakuten and handakuten are smaller still, and a pair of them
+		// stacked must not pass for a run of furigana.
+		beside := func(c component) bool { return c.Box.Min.X >= body-1 && max(c.Box.Dx(), c.Box.Dy())*100 < char*50 }
+		small := func(c component) bool { return beside(c) && max(c.Box.Dx(), c.Box.Dy())*100 >= char*24 }
+		isRuby := func(c component) bool {
+			return small(c) && slices.ContainsFunc(cl.comps, func(o component) bool {
+				return o.Box != c.Box && small(o) && boxGap(c.Box, o.Box) < char*2/3 && o.Box.Min.X < c.Box.Max.X && c.Box.Min.X < o.Box.Max.X
+			})
 		}
-		isRuby := func(k int) bool {
-			c := cl.comps[k]
-			if !small(c) {
-				return false
+		// Within a run of furigana, the specks beside the body are furigana blur or JPEG broke.
+		var run, keep image.Rectangle
+		for _, c := range cl.comps {
+			if isRuby(c) {
+				run = run.Union(c.Box.Inset(-char / 2))
 			}
-			for j, o := range cl.comps {
-				if j != k && small(o) && boxGap(c.Box, o.Box) < b.Char/3 && o.Box.Min.X < c.Box.Max.X && c.Box.Min.X < o.Box.Max.X {
-					return true
-				}
-			}
-			return false
 		}
-		removed := false
-		var keep image.Rectangle
 		for k, c := range cl.comps {
-			if isRuby(k) {
+			if isRuby(c) || (beside(c) && c.Box.In(run)) {
 				id := int32(k + 1)
 				for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
 					for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
@@ -101,13 +102,12 @@ func separateRuby(b *page.Block, g *image.Gray) {
 					}
 				}
 				b.Ruby = append(b.Ruby, c.Box.Add(l.Min))
-				removed = true
 				continue
 			}
 			keep = keep.Union(c.Box.Add(l.Min))
 		}
-		if removed && !keep.Empty() {
-			b.Lines[li] = keep
+		if !run.Empty() && !keep.Empty() {
+			lines[li] = keep
 		}
 	}
 }

@@ -304,15 +304,24 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 }
 
 // CleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
-// edges of a crop.
+// edges of a crop: a stroke of art or a bubble's edge read as \ or |, which lettering never
+// holds. A long-vowel mark that follows no kana is the kanji 一 misread (ー方 for 一方): the
+// mark only ever lengthens a kana, and a column's bar looks the same either way.
 func CleanCJK(s string) string {
 	var b strings.Builder
 	rs := []rune(strings.TrimSpace(s))
+	prev := rune(0)
 	for i, r := range rs {
-		if r == ' ' && i > 0 && i < len(rs)-1 && (lang.HasCJK(string(rs[i-1])) || lang.HasCJK(string(rs[i+1]))) {
+		if r == '\\' || r == '|' || (r == ' ' && i > 0 && i < len(rs)-1 && (lang.HasCJK(string(rs[i-1])) || lang.HasCJK(string(rs[i+1])))) {
 			continue
+		}
+		if r == 'ー' && (prev < 0x3041 || prev > 0x30ff) {
+			r = '一'
+		}
+		if r != ' ' {
+			prev = r
 		}
 		b.WriteRune(r)
 	}
-	return b.String()
+	return strings.TrimSpace(b.String())
 }

@@ -1,0 +1,23 @@
+package read
+
+import "testing"
+
+// What Tesseract reads is cleaned the way a reader would correct it: a bar before a kanji or at
+// a column's head is the kanji 一, a bar after kana the long-vowel mark; strokes of art read as
+// \ or | are not lettering.
+func TestCleanCJK(t *testing.T) {
+	for in, want := range map[string]string{
+		"ー方その頃":        "一方その頃",
+		"統ー された":       "統一された",
+		"キャー！":         "キャー！",
+		"すごーーい":        "すごーーい",
+		"ラーメン食べに行こうぜ！": "ラーメン食べに行こうぜ！",
+		"お腹すいた〜 \\":    "お腹すいた〜",
+		"あと五分| だけ":     "あと五分だけ",
+		"Hi there":     "Hi there",
+	} {
+		if got := CleanCJK(in); got != want {
+			t.Errorf("CleanCJK(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
