@@ -33,9 +33,10 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	var blocks []*page.Block
 	if b.Dy() <= b.Dx()*5/2 {
 		var loose []*page.Block
-		blocks, loose = detectBlocks(g, pa)
+		blocks, loose = detectBlocks(g, pa, false)
 		art := artBlocks(g, pa, blocks)
 		blocks = append(blocks, art...)
+		blocks = append(blocks, invertedBlocks(g, pa, blocks)...)
 		// Of the two finders of lettering among texture, the one that knows texture all round
 		// wins where both found something.
 		for _, tb := range loose {
@@ -54,7 +55,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			for y := 0; y < r.Dy(); y++ {
 				copy(sub.Pix[y*sub.Stride:][:r.Dx()], g.Pix[g.PixOffset(0, y0+y):][:r.Dx()])
 			}
-			found, loose := detectBlocks(sub, pa)
+			found, loose := detectBlocks(sub, pa, false)
 			for _, tb := range append(found, loose...) {
 				move(tb, image.Pt(0, y0))
 				blocks = addUnlessSeen(blocks, tb)
@@ -99,22 +100,23 @@ func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
 }
 
 // detectBlocks finds the lettering in g, whose size sets the scale of everything looked for, and
-// apart from it what it found among the dots of a light tone (blocksInRegion).
-func detectBlocks(g *image.Gray, pa *page.Analysis) (blocks, loose []*page.Block) {
+// apart from it what it found among the dots of a light tone (blocksInRegion). On a page's
+// negative (invertedBlocks) no balloon's body is looked for.
+func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loose []*page.Block) {
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	r := max(1, long/900)
 	blur := raster.BoxBlur(g, r)
 	lightMin := uint8(max(140, int(pa.Paper)-45))
-	light := &bitmap{w: b.Dx(), h: b.Dy(), on: make([]bool, b.Dx()*b.Dy())}
+	light := &raster.Bitmap{W: b.Dx(), H: b.Dy(), On: make([]bool, b.Dx()*b.Dy())}
 	for i, v := range blur.Pix {
-		light.on[i] = v >= lightMin
+		light.On[i] = v >= lightMin
 	}
-	ll := label(light, false)
+	ll := raster.Label(light, false)
 
 	minChar, maxChar := max(7, long/260), long/7
 	minRegion := 4 * minChar * minChar
-	for i, c := range ll.comps {
+	for i, c := range ll.Comps {
 		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar {
 			continue
 		}
@@ -123,7 +125,7 @@ func detectBlocks(g *image.Gray, pa *page.Analysis) (blocks, loose []*page.Block
 		if filled.Area-c.Area < minChar*minChar/2 {
 			continue // nothing inside it
 		}
-		found, apart := blocksInRegion(g, ll, n, filled, pa, minChar, maxChar)
+		found, apart := blocksInRegion(g, ll, n, filled, pa, minChar, maxChar, !negative)
 		blocks, loose = append(blocks, found...), append(loose, apart...)
 	}
 	return blocks, loose
@@ -157,20 +159,20 @@ type blob struct {
 // blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
 // holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
 // dots.
-func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int) (out, loose []*page.Block) {
+func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int, open bool) (out, loose []*page.Block) {
 	box := filled.Box
 	w, h := box.Dx(), box.Dy()
 	// The holes: filled pixels that are not the paper itself.
-	hole := &bitmap{w: w, h: h, on: make([]bool, w*h)}
+	hole := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			i := y*w + x
-			hole.on[i] = filled.Mask[i] && ll.id[(box.Min.Y+y)*ll.w+box.Min.X+x] != n
+			hole.On[i] = filled.Mask[i] && ll.ID[(box.Min.Y+y)*ll.W+box.Min.X+x] != n
 		}
 	}
-	hl := label(hole, true)
+	hl := raster.Label(hole, true)
 	var blobs []blob
-	for k, c := range hl.comps {
+	for k, c := range hl.Comps {
 		thick, length := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
 		if thick > maxChar*5/4 || length < minChar/2 {
 			continue
@@ -185,7 +187,7 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 		var m raster.Moments
 		for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
 			for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
-				if hl.id[y*w+x] != id {
+				if hl.ID[y*w+x] != id {
 					continue
 				}
 				m.Add(x, y)
@@ -240,9 +242,11 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 			}
 		}
 	}
-	paper := func(x, y int) bool { return ll.id[y*ll.w+x] == n }
+	paper := func(x, y int) bool { return ll.ID[y*ll.W+x] == n }
 	for _, tb := range loose {
-		tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+		if open {
+			tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+		}
 	}
 	if len(out) == 0 {
 		return nil, loose
@@ -273,7 +277,9 @@ func blocksInRegion(g *image.Gray, ll *labels, n int32, filled *region, pa *page
 	if (filled.Area > 8*area(all) && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
 		out = mergeColumns(g, out, made, pa, minChar, maxChar)
 		for _, tb := range out {
-			tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+			if open {
+				tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+			}
 		}
 		return out, loose
 	}

@@ -116,3 +116,36 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		}
 	}
 }
+
+// Lettering set light on a dark box (a caption of white on black) is found on the page's
+// negative, with the box's dark as its paper, so that it is read, erased and lettered in
+// its colours.
+func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
+	p, err := mangapage.Generate(24, mangapage.Options{Lang: "ja"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "そして運命の日が来た。"
+	var want *mangapage.Bubble
+	for i, bb := range p.Bubbles {
+		if bb.Text == text {
+			want = &p.Bubbles[i]
+		}
+	}
+	if want == nil {
+		t.Fatalf("no caption %q", text)
+	}
+	blocks, _ := Manga(p.RGBA(), true)
+	b := found(blocks, want.Box)
+	if b == nil {
+		t.Fatalf("%q at %v was not found (blocks %v)", text, want.Box, boxes(blocks))
+	}
+	if b.Vertical || page.Luma(b.Paper) > 80 {
+		t.Errorf("%q found as vertical %v on paper %v", text, b.Vertical, b.Paper)
+	}
+	for _, o := range blocks {
+		if o != b && page.Luma(o.Paper) < 128 {
+			t.Errorf("art found as light lettering on dark at %v", o.Box)
+		}
+	}
+}

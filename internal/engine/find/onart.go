@@ -24,35 +24,35 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	minChar, maxChar := max(7, long/260), long/7
-	ll := label(threshold(g, pa.InkSoft), true)
-	nb := newNeighbours(ll.comps, 2*minChar)
-	texture := textureOf(ll.comps, nb, minChar, maxChar)
+	ll := raster.Label(raster.Threshold(g, pa.InkSoft), true)
+	nb := newNeighbours(ll.Comps, 2*minChar)
+	texture := textureOf(ll.Comps, nb, minChar, maxChar)
 
 	// Texture density on a coarse grid tells what lies around a candidate.
 	cell := minChar
-	gw, gh := (ll.w+cell-1)/cell, (ll.h+cell-1)/cell
+	gw, gh := (ll.W+cell-1)/cell, (ll.H+cell-1)/cell
 	dens := make([]int32, gw*gh)
-	candidate := make([]bool, len(ll.comps))
-	for i, c := range ll.comps {
+	candidate := make([]bool, len(ll.Comps))
+	for i, c := range ll.Comps {
 		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
 		candidate[i] = texture[i] == notTexture && thick <= maxChar*5/4 && size >= minChar/2 && !(thick < minChar && thick*6 < size)
 		// A halo clips the tone's dots beside the glyphs into fragments with no twins; a mark
 		// no larger than the dots around it is dropped (with the odd dakuten or 、, which
 		// reading misses less than it would a column padded with fragments).
 		if candidate[i] && size <= 2*minChar {
-			candidate[i] = !amongDots(c.Box, ll.comps, texture, nb)
+			candidate[i] = !amongDots(c.Box, ll.Comps, texture, nb)
 		}
 	}
-	pix := make([][]int, len(ll.comps))
-	mom := make([]raster.Moments, len(ll.comps))
-	for i, id := range ll.id {
+	pix := make([][]int, len(ll.Comps))
+	mom := make([]raster.Moments, len(ll.Comps))
+	for i, id := range ll.ID {
 		if id == 0 {
 			continue
 		}
 		k := id - 1
-		mom[k].Add(i%ll.w-ll.comps[k].Box.Min.X, i/ll.w-ll.comps[k].Box.Min.Y)
+		mom[k].Add(i%ll.W-ll.Comps[k].Box.Min.X, i/ll.W-ll.Comps[k].Box.Min.Y)
 		if texture[k] != notTexture {
-			dens[(i/ll.w/cell)*gw+i%ll.w/cell]++
+			dens[(i/ll.W/cell)*gw+i%ll.W/cell]++
 		} else if candidate[k] {
 			pix[k] = append(pix[k], i)
 		}
@@ -60,23 +60,23 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	// Hatching, speed lines and frames that a halo cuts short beside the glyphs leave stubs with
 	// no length to tell them by; past the halo the line they were cut from carries on along
 	// their axis.
-	angles, elong := make([]float64, len(ll.comps)), make([]float64, len(ll.comps))
-	for k := range ll.comps {
+	angles, elong := make([]float64, len(ll.Comps)), make([]float64, len(ll.Comps))
+	for k := range ll.Comps {
 		angles[k], elong[k] = mom[k].Orientation()
 	}
 	// dark tells a pixel of a line, or of another stub of the same direction, from k's.
 	dark := func(x, y, k int) bool {
-		if x < 0 || y < 0 || x >= ll.w || y >= ll.h {
+		if x < 0 || y < 0 || x >= ll.W || y >= ll.H {
 			return false
 		}
-		id := int(ll.id[y*ll.w+x]) - 1
+		id := int(ll.ID[y*ll.W+x]) - 1
 		if id < 0 || id == k {
 			return false
 		}
 		d := math.Abs(angles[id] - angles[k])
 		return texture[id] == lineTexture || (elong[id] >= 3 && min(d, math.Pi-d) < 0.2)
 	}
-	for k, c := range ll.comps {
+	for k, c := range ll.Comps {
 		if !candidate[k] || elong[k] < 3 {
 			continue
 		}
@@ -114,7 +114,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		return float64(on) / float64(max(n, 1))
 	}
 	var blobs []blob
-	for k, c := range ll.comps {
+	for k, c := range ll.Comps {
 		if !candidate[k] || len(pix[k]) < 3 {
 			continue
 		}
@@ -148,7 +148,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 
 // amongDots reports whether the piece with box r lies among a tone's dots no smaller than itself:
 // it is then a dot that a halo or the paper's edge clipped, which has no twins left.
-func amongDots(r image.Rectangle, comps []component, texture []uint8, nb *neighbours) bool {
+func amongDots(r image.Rectangle, comps []raster.Component, texture []uint8, nb *neighbours) bool {
 	size, among := max(r.Dx(), r.Dy()), false
 	nb.each(r, 3*size+4, func(j int) {
 		o := comps[j].Box
@@ -159,9 +159,9 @@ func amongDots(r image.Rectangle, comps []component, texture []uint8, nb *neighb
 
 // withoutDots is grp without the pieces that are a tone's dots, whole or clipped.
 func withoutDots(grp []blob, minChar, maxChar int) []blob {
-	comps := make([]component, len(grp))
+	comps := make([]raster.Component, len(grp))
 	for i, b := range grp {
-		comps[i] = component{Box: b.Box, Area: len(b.pix)}
+		comps[i] = raster.Component{Box: b.Box, Area: len(b.pix)}
 	}
 	nb := newNeighbours(comps, 2*minChar)
 	texture := textureOf(comps, nb, minChar, maxChar)
@@ -222,9 +222,9 @@ const notTexture, lineTexture, dotTexture = 0, 1, 2
 
 // textureOf tells the connected pieces that are texture: dots with several twins close by
 // (dotTexture), and lines or nets of lines far longer than a character and sparse (lineTexture).
-func textureOf(comps []component, nb *neighbours, minChar, maxChar int) []uint8 {
+func textureOf(comps []raster.Component, nb *neighbours, minChar, maxChar int) []uint8 {
 	tex := make([]uint8, len(comps))
-	twin := func(a, b component) bool {
+	twin := func(a, b raster.Component) bool {
 		tol := max(1, a.Box.Dx()/6, a.Box.Dy()/6)
 		return abs(a.Box.Dx()-b.Box.Dx()) <= tol && abs(a.Box.Dy()-b.Box.Dy()) <= tol &&
 			abs(a.Area-b.Area)*4 <= max(a.Area, b.Area)
@@ -253,12 +253,12 @@ func textureOf(comps []component, nb *neighbours, minChar, maxChar int) []uint8 
 
 // neighbours finds the small pieces near a box through a grid of their corners.
 type neighbours struct {
-	comps []component
+	comps []raster.Component
 	cell  int
 	grid  map[image.Point][]int
 }
 
-func newNeighbours(comps []component, small int) *neighbours {
+func newNeighbours(comps []raster.Component, small int) *neighbours {
 	n := &neighbours{comps: comps, cell: small, grid: map[image.Point][]int{}}
 	for i, c := range comps {
 		if max(c.Box.Dx(), c.Box.Dy()) <= small {

@@ -1,5 +1,6 @@
 // Package raster provides the pixel primitives the engine's stages share: grey-level
-// statistics, box filters over images and masks, the shape of a set of pixels, and clustering.
+// statistics, binary images and their connected pieces, box filters over images and masks, the
+// shape of a set of pixels, and clustering.
 package raster
 
 import (
@@ -174,4 +175,81 @@ func Cluster[T any](items []T, span func(T) (lo, hi int), same func(a, b T) bool
 		out[group[find(i)]-1] = append(out[group[find(i)]-1], it)
 	}
 	return out
+}
+
+// Bitmap is a binary image with the page's bounds starting at 0,0.
+type Bitmap struct {
+	W, H int
+	On   []bool
+}
+
+func (b *Bitmap) At(x, y int) bool {
+	return x >= 0 && y >= 0 && x < b.W && y < b.H && b.On[y*b.W+x]
+}
+
+// Threshold marks pixels darker than t.
+func Threshold(g *image.Gray, t uint8) *Bitmap {
+	b := g.Bounds()
+	m := &Bitmap{W: b.Dx(), H: b.Dy(), On: make([]bool, b.Dx()*b.Dy())}
+	for y := 0; y < m.H; y++ {
+		row := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):]
+		for x := 0; x < m.W; x++ {
+			m.On[y*m.W+x] = row[x] < t
+		}
+	}
+	return m
+}
+
+// Component is one connected piece of a Bitmap.
+type Component struct {
+	Box  image.Rectangle
+	Area int
+}
+
+// Labels holds a labelling of a Bitmap: 0 for off pixels, otherwise 1 + the component's index.
+type Labels struct {
+	W, H  int
+	ID    []int32
+	Comps []Component
+}
+
+// Label finds the 8-connected (or 4-connected) components of the on pixels of m with a scanline
+// flood fill.
+func Label(m *Bitmap, eight bool) *Labels {
+	l := &Labels{W: m.W, H: m.H, ID: make([]int32, m.W*m.H)}
+	var stack []int
+	for start, on := range m.On {
+		if !on || l.ID[start] != 0 {
+			continue
+		}
+		n := int32(len(l.Comps) + 1)
+		c := Component{Box: image.Rect(start%m.W, start/m.W, start%m.W+1, start/m.W+1)}
+		stack = append(stack[:0], start)
+		l.ID[start] = n
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			x, y := i%m.W, i/m.W
+			c.Area++
+			c.Box = c.Box.Union(image.Rect(x, y, x+1, y+1))
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					if (dx == 0 && dy == 0) || (!eight && dx != 0 && dy != 0) {
+						continue
+					}
+					nx, ny := x+dx, y+dy
+					if nx < 0 || ny < 0 || nx >= m.W || ny >= m.H {
+						continue
+					}
+					j := ny*m.W + nx
+					if m.On[j] && l.ID[j] == 0 {
+						l.ID[j] = n
+						stack = append(stack, j)
+					}
+				}
+			}
+		}
+		l.Comps = append(l.Comps, c)
+	}
+	return l
 }

@@ -42,12 +42,16 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 	for i := range src.Pix {
 		src.Pix[i] = 255
 	}
+	light := b.Paper.A != 0 && page.Luma(b.Paper) < 128 // lettering light on a dark box: read its negative
 	for y := l.Min.Y; y < l.Max.Y; y++ {
 		for x := l.Min.X; x < l.Max.X; x++ {
 			if !b.InkAt(x, y) {
 				continue
 			}
 			v := g.GrayAt(x, y).Y
+			if light {
+				v = 255 - v
+			}
 			if !soft {
 				v = 0
 			} else if v >= inkMax {
