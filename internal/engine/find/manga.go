@@ -158,7 +158,8 @@ type blob struct {
 
 // blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
 // holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
-// dots.
+// dots. open looks for the body of the balloon around lettering whose paper runs on
+// (localBalloon); on a page's negative there is none to look for.
 func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int, open bool) (out, loose []*page.Block) {
 	box := filled.Box
 	w, h := box.Dx(), box.Dy()
