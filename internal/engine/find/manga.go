@@ -400,6 +400,17 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 			vertical = xg*3 >= yg*2
 		}
 	}
+	// Rows flush on the right and ragged on the left are columns read from the right whose last
+	// ones are short (columns set wide apart split into long rows): lines of text start flush.
+	if !vertical && len(rows) >= 2 && len(cols) >= 2 {
+		var lefts, rights, thick []int
+		for _, s := range rows {
+			r := extent(ink, w, h, s, false)
+			lefts, rights, thick = append(lefts, r.Min.X), append(rights, r.Max.X), append(thick, r.Dy())
+		}
+		c := slices.Max(thick)
+		vertical = slices.Max(rights)-slices.Min(rights) <= c/2 && slices.Max(lefts)-slices.Min(lefts) >= c
+	}
 	segs := rows
 	if vertical {
 		segs = cols

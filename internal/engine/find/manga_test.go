@@ -149,3 +149,31 @@ func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
 		}
 	}
 }
+
+// Columns set wide apart, their characters level on a grid, split into rows as well as into
+// columns; the rows are flush on the right and ragged on the left (the last column is short),
+// which no lines of text are, so the block is read in columns.
+func TestMangaColumnsSetWideApartAreColumns(t *testing.T) {
+	p, err := mangapage.Generate(6, mangapage.Options{Lang: "ja"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "昨日のことは忘れてください。"
+	var want *mangapage.Bubble
+	for i, bb := range p.Bubbles {
+		if bb.Text == text && bb.Vertical {
+			want = &p.Bubbles[i]
+		}
+	}
+	if want == nil {
+		t.Fatalf("no vertical bubble %q", text)
+	}
+	blocks, _ := Manga(p.RGBA(), true)
+	b := found(blocks, want.Box)
+	if b == nil {
+		t.Fatalf("%q at %v was not found (blocks %v)", text, want.Box, boxes(blocks))
+	}
+	if !b.Vertical || len(b.Lines) < 4 {
+		t.Errorf("%q at %v found as vertical %v in %d lines", text, want.Box, b.Vertical, len(b.Lines))
+	}
+}
