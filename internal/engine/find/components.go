@@ -7,8 +7,9 @@ import (
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
-// This file holds the pixel analysis that manga pages need before any OCR: ink and paper, the
-// connected pieces of each, and the light regions (bubbles) that enclose lettering.
+// This file holds the page-level analysis that manga pages need before any OCR: the paper's
+// level and the light regions (bubbles) that enclose lettering, built on raster's connected
+// pieces.
 
 // paperLevel estimates the brightness of the page's paper: a high percentile, so that ink, tone
 // and art do not pull it down and a few specks of pure white do not push it up.

@@ -62,6 +62,21 @@ func TestMangaFindsTheLettering(t *testing.T) {
 	}
 }
 
+// annotated is the bubble of the generated page p lettered with text.
+func annotated(t *testing.T, p *mangapage.Page, text string) *mangapage.Bubble {
+	t.Helper()
+	var want *mangapage.Bubble
+	for i, bb := range p.Bubbles {
+		if bb.Text == text {
+			want = &p.Bubbles[i]
+		}
+	}
+	if want == nil {
+		t.Fatalf("no bubble %q on the page", text)
+	}
+	return want
+}
+
 func direction(vertical bool) string {
 	if vertical {
 		return "vertical"
@@ -95,15 +110,7 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 			t.Fatal(err)
 		}
 		blocks, _ := Manga(p.RGBA(), true)
-		var want *mangapage.Bubble
-		for i, bb := range p.Bubbles {
-			if bb.Text == c.text {
-				want = &p.Bubbles[i]
-			}
-		}
-		if want == nil {
-			t.Fatalf("seed %d: no bubble %q", c.seed, c.text)
-		}
+		want := annotated(t, &p, c.text)
 		b := found(blocks, want.Box)
 		if b == nil {
 			t.Errorf("seed %d: %q at %v was not found (blocks %v)", c.seed, c.text, want.Box, boxes(blocks))
@@ -126,15 +133,7 @@ func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
 		t.Fatal(err)
 	}
 	const text = "そして運命の日が来た。"
-	var want *mangapage.Bubble
-	for i, bb := range p.Bubbles {
-		if bb.Text == text {
-			want = &p.Bubbles[i]
-		}
-	}
-	if want == nil {
-		t.Fatalf("no caption %q", text)
-	}
+	want := annotated(t, &p, text)
 	blocks, _ := Manga(p.RGBA(), true)
 	b := found(blocks, want.Box)
 	if b == nil {
@@ -159,14 +158,9 @@ func TestMangaColumnsSetWideApartAreColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	const text = "昨日のことは忘れてください。"
-	var want *mangapage.Bubble
-	for i, bb := range p.Bubbles {
-		if bb.Text == text && bb.Vertical {
-			want = &p.Bubbles[i]
-		}
-	}
-	if want == nil {
-		t.Fatalf("no vertical bubble %q", text)
+	want := annotated(t, &p, text)
+	if !want.Vertical {
+		t.Fatalf("%q is not set in columns on the page", text)
 	}
 	blocks, _ := Manga(p.RGBA(), true)
 	b := found(blocks, want.Box)

@@ -241,12 +241,7 @@ func TestShoutsReadExactly(t *testing.T) {
 		for _, tcy := range []bool{false, true} {
 			face := openFace(t, f, 40)
 			pa, blocks := columnPage(t, face, 40, tcy, shouts...)
-			rs, err := tess.Oriented(context.Background(), pa, blocks, func(vertical bool) string {
-				if vertical {
-					return "jpn_vert"
-				}
-				return "jpn"
-			})
+			rs, err := tess.Oriented(context.Background(), pa, blocks, JapaneseModel)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,12 +32,7 @@ func TestOrientedReadsTheColumns(t *testing.T) {
 	}
 	blocks, pa := find.Manga(p.RGBA(), true)
 	tess := tesseract(t)
-	rs, err := tess.Oriented(context.Background(), pa, blocks, func(vertical bool) string {
-		if vertical {
-			return "jpn_vert"
-		}
-		return "jpn"
-	})
+	rs, err := tess.Oriented(context.Background(), pa, blocks, read.JapaneseModel)
 	if err != nil {
 		t.Fatal(err)
 	}
