@@ -8,8 +8,8 @@ import (
 	"image"
 	"image/color"
 	"slices"
-	"sort"
 
+	"github.com/vtsproject/vts/internal/engine/lines"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -303,7 +303,7 @@ func joins(a, b blob, minChar int) bool {
 	if small.Thick > big.Thick {
 		small, big = big, small
 	}
-	gap := boxGap(a.Box, b.Box)
+	gap := raster.Gap(a.Box, b.Box)
 	// Characters of one column (or row) line up: a thin stroke such as a vertical ー, or a
 	// small kana or mark, stacked right under its neighbour belongs to it whatever its size.
 	xov := min(a.Box.Max.X, b.Box.Max.X) - max(a.Box.Min.X, b.Box.Min.X)
@@ -355,102 +355,29 @@ func pruneThick(grp []blob) []blob {
 	return out
 }
 
-// boxGap is the gap between two boxes: zero when they touch or overlap, else the larger of the
-// horizontal and vertical gaps.
-func boxGap(a, b image.Rectangle) int {
-	dx := max(0, max(a.Min.X, b.Min.X)-min(a.Max.X, b.Max.X))
-	dy := max(0, max(a.Min.Y, b.Min.Y)-min(a.Max.Y, b.Max.Y))
-	return max(dx, dy)
-}
-
 // makeBlock decides whether a cluster of blobs is lettering, its direction, lines and furigana.
 func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int) *page.Block {
 	var box image.Rectangle
-	for _, bl := range grp {
-		box = box.Union(bl.Box)
-	}
-	w, h := box.Dx(), box.Dy()
-	ink := make([]bool, w*h)
-	xs := make([]int, w)
-	ys := make([]int, h)
 	total := 0
 	for _, bl := range grp {
-		for _, px := range bl.pix {
-			x, y := px%g.Stride-box.Min.X, px/g.Stride-box.Min.Y
-			ink[y*w+x] = true
-			xs[x]++
-			ys[y]++
-			total++
-		}
+		box, total = box.Union(bl.Box), total+len(bl.pix)
 	}
 	if total < minChar {
 		return nil
 	}
-	cols := segments(xs, max(1, minChar/8))
-	rows := segments(ys, max(1, minChar/8))
-	va, ha := lineAspect(cols, ink, w, h, true), lineAspect(rows, ink, w, h, false)
-	vertical := va >= ha
-	// CJK characters sit on a grid, so a squarish block splits about as well both ways; then
-	// the gaps tell: between columns of vertical text they are wide and between its characters
-	// narrow, and the other way round for rows.
-	if va < 1.5*ha && ha < 1.5*va {
-		// Where even the gaps hardly differ, vertical wins: it is how most such lettering
-		// (manga) is set, and a horizontal row of CJK is usually wide enough to be clear.
-		if xg, yg := medianGap(cols), medianGap(rows); xg > 0 && yg > 0 {
-			vertical = xg*3 >= yg*2
+	w, h := box.Dx(), box.Dy()
+	ink := &page.Mask{Box: box, Mask: make([]bool, w*h)}
+	for _, bl := range grp {
+		for _, px := range bl.pix {
+			ink.Mask[(px/g.Stride-box.Min.Y)*w+px%g.Stride-box.Min.X] = true
 		}
 	}
-	// Rows flush on the right and ragged on the left are columns read from the right whose last
-	// ones are short (columns set wide apart split into long rows): lines of text start flush.
-	if !vertical && len(rows) >= 2 && len(cols) >= 2 {
-		var lefts, rights, thick []int
-		for _, s := range rows {
-			r := extent(ink, w, h, s, false)
-			lefts, rights, thick = append(lefts, r.Min.X), append(rights, r.Max.X), append(thick, r.Dy())
-		}
-		c := slices.Max(thick)
-		vertical = slices.Max(rights)-slices.Min(rights) <= c/2 && slices.Max(lefts)-slices.Min(lefts) >= c
-	}
-	segs := rows
-	if vertical {
-		segs = cols
-	}
-	var lines []image.Rectangle
-	for _, s := range segs {
-		lines = append(lines, extent(ink, w, h, s, vertical).Add(box.Min))
-	}
-	tb := &page.Block{Box: box, Vertical: vertical, Ink: &page.Mask{Box: box, Mask: ink}, Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}
-	if vertical { // furigana set tight widen their column: cut first, they leave it its true width
-		separateRuby(tb, lines, slices.MaxFunc(lines, func(a, b image.Rectangle) int { return a.Dx() - b.Dx() }).Dx())
-	}
-	thick := make([]int, len(lines))
-	for i, l := range lines {
-		thick[i] = crossSize(l, vertical)
-	}
-	main := slices.Max(thick)
-	// Furigana sit beside the main columns (right of them in vertical text, above in horizontal)
-	// at about half their size.
-	var mains []int
-	for i, l := range lines {
-		if thick[i]*100 < main*62 && len(lines) > 1 {
-			tb.Ruby = append(tb.Ruby, l)
-			continue
-		}
-		tb.Lines = append(tb.Lines, l)
-		mains = append(mains, thick[i])
-	}
-	sort.Ints(mains)
-	tb.Char = mains[len(mains)/2]
-	if tb.Char < minChar || tb.Char > maxChar {
+	lay := lines.Split(ink, minChar)
+	if lay == nil || lay.Char < minChar || lay.Char > maxChar {
 		return nil
 	}
-	// Lettering keeps one size across a bubble's lines; art that clustered into "lines" of
-	// wildly different thickness is not lettering.
-	for _, th := range mains {
-		if th*10 < tb.Char*6 || th*10 > tb.Char*16 {
-			return nil
-		}
-	}
+	tb := &page.Block{Box: box, Vertical: lay.Vertical, Lines: lay.Lines, Ruby: lay.Ruby, Char: lay.Char, Ink: ink,
+		Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}
 	if tb.Chars() < 2 {
 		return nil
 	}
@@ -458,7 +385,7 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	// speck, and a single line that is a lone square blob of solid ink is art.
 	longest := 0
 	for _, l := range tb.Lines {
-		longest = max(longest, lineLength(l, vertical))
+		longest = max(longest, page.LineLength(l, tb.Vertical))
 	}
 	if longest < tb.Char*7/10 {
 		return nil
@@ -471,101 +398,5 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	if density < 0.04 || density > 0.6 {
 		return nil
 	}
-	if vertical {
-		slices.SortFunc(tb.Lines, func(a, b image.Rectangle) int { return cmp.Compare(b.Max.X, a.Max.X) })
-	} else {
-		slices.SortFunc(tb.Lines, func(a, b image.Rectangle) int { return cmp.Compare(a.Min.Y, b.Min.Y) })
-	}
 	return tb
-}
-
-func crossSize(r image.Rectangle, vertical bool) int {
-	if vertical {
-		return r.Dx()
-	}
-	return r.Dy()
-}
-
-var lineLength = page.LineLength
-
-// segments splits a projection profile into runs of non-empty bins, joining runs separated by
-// gaps of at most slack bins (a stroke-less sliver inside one character).
-func segments(profile []int, slack int) [][2]int {
-	var out [][2]int
-	start, lastOn := -1, -1
-	for i, v := range profile {
-		if v == 0 {
-			continue
-		}
-		if start >= 0 && i-lastOn-1 > slack {
-			out = append(out, [2]int{start, lastOn + 1})
-			start = -1
-		}
-		if start < 0 {
-			start = i
-		}
-		lastOn = i
-	}
-	if start >= 0 {
-		out = append(out, [2]int{start, lastOn + 1})
-	}
-	return out
-}
-
-// medianGap is the median width of the gaps between segments, 0 with fewer than two segments.
-func medianGap(segs [][2]int) int {
-	if len(segs) < 2 {
-		return 0
-	}
-	gaps := make([]int, len(segs)-1)
-	for i := 1; i < len(segs); i++ {
-		gaps[i-1] = segs[i][0] - segs[i-1][1]
-	}
-	sort.Ints(gaps)
-	return gaps[len(gaps)/2]
-}
-
-// extent is the bounding box, inside the w×h ink mask, of the ink in one segment.
-func extent(ink []bool, w, h int, s [2]int, vertical bool) image.Rectangle {
-	var r image.Rectangle
-	first := true
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			in := x >= s[0] && x < s[1]
-			if !vertical {
-				in = y >= s[0] && y < s[1]
-			}
-			if !in || !ink[y*w+x] {
-				continue
-			}
-			p := image.Rect(x, y, x+1, y+1)
-			if first {
-				r, first = p, false
-			} else {
-				r = r.Union(p)
-			}
-		}
-	}
-	return r
-}
-
-// lineAspect scores a split into lines: the mean length-to-thickness ratio of its lines, weighted
-// by their ink. Columns of vertical text are long and thin when split by x; rows of horizontal
-// text when split by y.
-func lineAspect(segs [][2]int, ink []bool, w, h int, vertical bool) float64 {
-	var sum, weight float64
-	for _, s := range segs {
-		r := extent(ink, w, h, s, vertical)
-		if r.Empty() {
-			continue
-		}
-		thick, length := float64(crossSize(r, vertical)), float64(lineLength(r, vertical))
-		wt := float64(r.Dx() * r.Dy())
-		sum += length / thick * wt
-		weight += wt
-	}
-	if weight == 0 {
-		return 0
-	}
-	return sum / weight
 }

@@ -171,3 +171,36 @@ func TestMangaColumnsSetWideApartAreColumns(t *testing.T) {
 		t.Errorf("%q at %v found as vertical %v in %d lines", text, want.Box, b.Vertical, len(b.Lines))
 	}
 }
+
+// Thin lines are furigana only where furigana sit: right of a main column (above a main row).
+// The narrow kana that end a shout in a column of their own (う！, い。, even split down the gap
+// of い), and a column of small kana beside one a speed line widened, are lettering; furigana
+// so small and blurred that they touch their kanji still leave the column.
+func TestMangaNarrowLinesAndFurigana(t *testing.T) {
+	for _, c := range []struct {
+		seed     int64
+		text     string
+		lines    int
+		wantRuby bool
+	}{
+		{20, "おめでとう！", 2, false},
+		{6, "昨日のことは忘れてください。", 5, false},
+		{11, "ちょっ、何すんのよ！？", 2, false},
+		{16, "賛成！", 1, true},
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := annotated(t, &p, c.text)
+		blocks, _ := Manga(p.RGBA(), true)
+		b := found(blocks, want.Box)
+		if b == nil {
+			t.Errorf("%q at %v was not found (blocks %v)", c.text, want.Box, boxes(blocks))
+			continue
+		}
+		if len(b.Lines) != c.lines || (len(b.Ruby) > 0) != c.wantRuby {
+			t.Errorf("%q at %v found in lines %v with furigana %v; want %d lines, furigana %v", c.text, want.Box, b.Lines, b.Ruby, c.lines, c.wantRuby)
+		}
+	}
+}

@@ -275,7 +275,7 @@ func (n *neighbours) each(r image.Rectangle, reach int, f func(j int)) {
 	for cy := lo.Y; cy <= hi.Y; cy++ {
 		for cx := lo.X; cx <= hi.X; cx++ {
 			for _, j := range n.grid[image.Pt(cx, cy)] {
-				if boxGap(r, n.comps[j].Box) <= reach {
+				if raster.Gap(r, n.comps[j].Box) <= reach {
 					f(j)
 				}
 			}

@@ -3,7 +3,9 @@ package ocr
 import (
 	"slices"
 
+	"github.com/vtsproject/vts/internal/engine/detect"
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/lang"
 )
 
 // Every block the finder found goes into the transcript, so that a proofreader sees what the
@@ -18,11 +20,13 @@ import (
 const sfxScale = 1.8
 
 // soundEffects marks the blocks that are sound effects: outside any bubble, with characters far
-// larger than the page's dialogue. Without dialogue in bubbles to compare with, nothing is.
-func soundEffects(blocks []*page.Block) []bool {
+// larger than the page's dialogue. The dialogue is what was read with confidence in bubbles (a
+// tone's dots the finder took for a bubble of small characters say nothing of its size); without
+// any to compare with, nothing is a sound effect.
+func soundEffects(blocks []*page.Block, readings []page.Reading) []bool {
 	var chars []int
-	for _, b := range blocks {
-		if b.Bubble != nil {
+	for i, b := range blocks {
+		if b.Bubble != nil && readings[i].Conf >= detect.MinReadConf && lang.HasCJK(readings[i].Text) {
 			// Each character counts, so that specks of art the finder took for a bubble of a
 			// character or two do not pass for the size of the page's dialogue.
 			for range b.Chars() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"slices"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
@@ -95,8 +96,9 @@ func rotate180(img *image.RGBA, r image.Rectangle) {
 }
 
 // Free text on the art set at the dialogue's size is dialogue, not a sound effect, however many
-// specks of art the finder took for bubbles of one small character; lettering drawn twice the
-// dialogue's size is a sound effect.
+// specks of art the finder took for bubbles of one small character, or however many small
+// "characters" of a tone's dots it took for a bubble that reads as nothing; lettering drawn twice
+// the dialogue's size is a sound effect.
 func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
 	column := func(x, char, n int, bubble bool) *page.Block {
 		b := &page.Block{Vertical: true, Char: char, Lines: []image.Rectangle{image.Rect(x, 0, x+char, n*char)}}
@@ -105,13 +107,23 @@ func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
 		}
 		return b
 	}
+	read := page.Reading{Text: "まだだ", Conf: 0.9}
 	blocks := []*page.Block{column(0, 40, 6, true), column(100, 40, 5, true)}
+	readings := []page.Reading{read, read}
 	for i := range 4 {
-		blocks = append(blocks, column(200+50*i, 14, 1, true))
+		blocks, readings = append(blocks, column(200+50*i, 14, 1, true)), append(readings, read)
+	}
+	// A tone's dots in a bubble: many small "characters", read as nothing of note.
+	for i := range 4 {
+		blocks, readings = append(blocks, column(1000+25*i, 19, 9, true)), append(readings, page.Reading{Text: "ee 0 6", Conf: 0.4})
 	}
 	blocks = append(blocks, column(500, 40, 7, false), column(600, 90, 3, false))
-	sfx := soundEffects(blocks)
-	if sfx[6] || !sfx[7] {
-		t.Errorf("free text at the dialogue's size marked sfx %v, at twice it %v; want false, true", sfx[6], sfx[7])
+	readings = append(readings, read, read)
+	sfx := soundEffects(blocks, readings)
+	if n := len(blocks); sfx[n-2] || !sfx[n-1] {
+		t.Errorf("free text at the dialogue's size marked sfx %v, at twice it %v; want false, true", sfx[n-2], sfx[n-1])
+	}
+	if sfx := soundEffects(blocks[8:], readings[8:]); slices.Contains(sfx, true) {
+		t.Errorf("with no dialogue read, sound effects marked %v", sfx)
 	}
 }

@@ -109,7 +109,7 @@ func (r *mangaReader) read(ctx context.Context, img *image.RGBA, p planned) (*pa
 		return nil, engine.Permanent(needsTranslator(mp.lang, p.dst, p.mode.Translator), nil)
 	}
 	pg := &page.Page{Image: img, SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr", Detection: mp.detection}
-	sfx := soundEffects(mp.blocks)
+	sfx := soundEffects(mp.blocks, mp.readings)
 	readable := 0
 	for i, b := range mp.blocks {
 		rd := mp.readings[i]

@@ -253,3 +253,11 @@ func Label(m *Bitmap, eight bool) *Labels {
 	}
 	return l
 }
+
+// Gap is the gap between two boxes: zero when they touch or overlap, else the larger of the
+// horizontal and vertical gaps.
+func Gap(a, b image.Rectangle) int {
+	dx := max(0, max(a.Min.X, b.Min.X)-min(a.Max.X, b.Max.X))
+	dy := max(0, max(a.Min.Y, b.Min.Y)-min(a.Max.Y, b.Max.Y))
+	return max(dx, dy)
+}

@@ -4,7 +4,8 @@ import "testing"
 
 // What Tesseract reads is cleaned the way a reader would correct it: a bar before a kanji or at
 // a column's head is the kanji 一, a bar after kana the long-vowel mark; strokes of art read as
-// \ or | are not lettering.
+// \ or | are not lettering; a 1 or ' that ends the lettering is its ！, a 1 between katakana
+// their long-vowel mark.
 func TestCleanCJK(t *testing.T) {
 	for in, want := range map[string]string{
 		"ー方その頃":        "一方その頃",
@@ -15,6 +16,15 @@ func TestCleanCJK(t *testing.T) {
 		"お腹すいた〜 \\":    "お腹すいた〜",
 		"あと五分| だけ":     "あと五分だけ",
 		"Hi there":     "Hi there",
+		"ジュ1ス買ってくるね。":  "ジュース買ってくるね。",
+		"助けて1":         "助けて！",
+		"行くぞ、みんな'":     "行くぞ、みんな！",
+		"魔法が使えない1?":    "魔法が使えない！？",
+		"静かに!誰か来る?":    "静かに!誰か来る？",
+		"何だと!?":        "何だと！？",
+		"1人で行く":        "1人で行く",
+		"Level 1":      "Level 1",
+		"Lv.1":         "Lv.1",
 	} {
 		if got := CleanCJK(in); got != want {
 			t.Errorf("CleanCJK(%q) = %q, want %q", in, got, want)

@@ -11,13 +11,14 @@ import (
 // Punctuation at the foot of a vertical column, recognised by its shape.
 //
 // Tesseract's vertical models read the marks that end a short shout badly: a stacked or
-// side-by-side ！？, the three dots of … or the small ring of 。 come back as stray kana or kanji
-// (え！？ as "こう信人") or leave the whole column unread (なに！？ as nothing), and in a shout of
-// two letters that is the whole reading. Their shapes are simple and, at the foot of a column,
-// distinctive: a thin bar or a hook over a dot, dots in a line, a ring right of centre. So they
-// are recognised from the pieces of the column's ink, cut off the crop Tesseract reads, and
-// added to its reading. A mark is taken only when its shape leaves no doubt; otherwise the
-// column is read whole, as it always was.
+// side-by-side ！？, the three dots of …, the small ring of 。 or the stroke of 、 come back as
+// stray kana or kanji (え！？ as "こう信人", 悪い、 as "ュー\ヽ悪い") or leave the whole column unread
+// (なに！？ as nothing), and in a shout of two letters that is the whole reading. Their shapes
+// are simple and, at the foot of a column, distinctive: a thin bar or a hook over a dot, dots in
+// a line, a ring or a short slanted stroke right of centre. So they are recognised from the
+// pieces of the column's ink, cut off the crop Tesseract reads, and added to its reading. A mark
+// is taken only when its shape leaves no doubt; otherwise the column is read whole, as it always
+// was.
 
 // piece is one connected piece of a column's ink.
 type piece struct {
@@ -196,6 +197,9 @@ func (col column) markAt(slabs []slab) (string, int) {
 		}
 		if col.wave(p) {
 			return "〜", 1
+		}
+		if col.comma(p) && (above == nil || len(above.pieces) != 1 || col.overDot(above.pieces[0], p) == "") {
+			return "、", 1
 		}
 		if !col.dot(p) || abs(p.cx2()-col.cx2)*100 > col.c*2*22 {
 			return "", 0
@@ -383,6 +387,41 @@ func (col column) ellipsis(slabs []slab) (string, int) {
 		return "", 0
 	}
 	return strings.Repeat("…", len(dots)/3), len(dots)
+}
+
+// comma: the 、 of a pause, set right of the column's centre like 。 (a column that ends in it
+// is often read from the mark upward as noise), one short stroke leaning down to the right.
+// A small っ leans the other way and a closing bracket ends in a bar across its width.
+func (col column) comma(p *piece) bool {
+	w, h, c := p.box.Dx(), p.box.Dy(), col.c
+	if w*100 < c*10 || h*100 < c*10 || w*100 > c*45 || h*100 > c*45 || w*10 < h*4 || h*10 < w*4 ||
+		(p.cx2()-col.cx2)*100 < c*2*10 || h < 3 || col.holed(p) {
+		return false
+	}
+	xs := make([]int, 0, h) // doubled centre of each row's run
+	for y := p.box.Min.Y; y < p.box.Max.Y; y++ {
+		if p.runs(y) != 1 {
+			return false
+		}
+		x0, x1 := p.box.Max.X, p.box.Min.X
+		for x := p.box.Min.X; x < p.box.Max.X; x++ {
+			if p.has(x, y) {
+				x0, x1 = min(x0, x), max(x1, x+1)
+			}
+		}
+		if y == p.box.Max.Y-1 && (x1-x0)*10 > w*7 {
+			return false
+		}
+		xs = append(xs, x0+x1)
+	}
+	third := max(1, h/3)
+	top, bottom := 0, 0
+	for i := range third {
+		top += xs[i]
+		bottom += xs[h-1-i]
+	}
+	// Leaning right by at least a quarter of its width (doubled centres, summed over a third).
+	return (bottom-top)*100 >= third*w*2*25
 }
 
 // ring: the small circle of 。, right of the column's centre (vertical lettering sets it in the

@@ -89,6 +89,10 @@ type lineRef struct {
 	line, rect image.Rectangle
 	marks      string
 	vertical   bool
+	// alts are other readings of the same line (other refs), the most confident of which is
+	// kept; alt marks a ref that is one.
+	alts []int
+	alt  bool
 }
 
 // readLines reads the lines with the Tesseract language model ("jpn_vert", "kor", …) at page
@@ -236,23 +240,38 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 		}
 		for _, l := range b.Lines {
 			ref := lineRef{block: i, line: l, rect: l, vertical: b.Vertical}
+			var alts []lineRef
 			if b.Vertical {
 				ref.rect, ref.marks = trailingMarks(pa.Gray, pa.InkMax, b, l)
-				// One character left of a shout (え of え！？): the vertical model reads a lone
-				// character badly (嘘 as 忠), and a character has no direction, so the
-				// horizontal model reads it as a row.
-				if ref.marks != "" && !ref.rect.Empty() && ref.rect.Dy()*2 < b.Char*3 && model(false) != "" {
+				// One character alone in its column (え of え！？, the い that ends a line): the
+				// vertical model reads a lone character badly (嘘 as 忠, え as うえ), a character
+				// has no direction, and the horizontal model reads most as a row, but not all
+				// (今 as 人, 雨 as 十), nor always better cut from its mark than with it. So it
+				// is read all three ways, and the row's reading is kept unless another is
+				// clearly more confident.
+				if !ref.rect.Empty() && ref.rect.Dy()*2 < b.Char*3 && model(false) != "" {
+					alts = append(alts, ref)
+					if ref.marks != "" {
+						alts = append(alts, lineRef{block: i, line: l, rect: l, vertical: true})
+					}
 					ref.vertical = false
 				}
 			}
-			if !ref.rect.Empty() {
-				d := 0
-				if ref.vertical {
-					d = 1
+			all := append([]lineRef{ref}, alts...)
+			for k := range all {
+				if k > 0 {
+					all[k].alt = true
+					all[0].alts = append(all[0].alts, len(refs)+k)
 				}
-				batch[d] = append(batch[d], len(refs))
+				if !all[k].rect.Empty() {
+					d := 0
+					if all[k].vertical {
+						d = 1
+					}
+					batch[d] = append(batch[d], len(refs)+k)
+				}
 			}
-			refs = append(refs, ref)
+			refs = append(refs, all...)
 		}
 	}
 	lines := make([]page.Reading, len(refs))
@@ -278,9 +297,21 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
+	// The row's reading stands unless another is clearly surer: the vertical model is sure of
+	// a lone 嘘 as 忠, a little more than the row of 嘘.
+	for k := range refs {
+		for _, a := range refs[k].alts {
+			if score(lines[a]) > score(lines[k])+0.15 {
+				lines[k], refs[k].rect, refs[k].marks = lines[a], refs[a].rect, refs[a].marks
+			}
+		}
+	}
 	out := make([]page.Reading, len(blocks))
 	weights := make([]float64, len(blocks))
 	for k, r := range refs {
+		if r.alt {
+			continue
+		}
 		text := strings.TrimSpace(lines[k].Text)
 		// Marks without the words they end would pass for a reading of an unread line.
 		if text == "" && !r.rect.Empty() {
@@ -310,9 +341,12 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 // CleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
 // edges of a crop: a stroke of art or a bubble's edge read as \ or |, which lettering never
 // holds. A long-vowel mark that follows no kana is the kanji 一 misread (ー方 for 一方): the
-// mark only ever lengthens a kana, and a column's bar looks the same either way.
+// mark only ever lengthens a kana, and a column's bar looks the same either way. Between
+// katakana a 1 or an l is that mark standing in a column (ジュ1ス). At the end of the
+// lettering, a 1, l, I or ' after CJK is an exclamation mark whose dot was lost or read apart
+// (助けて1), and the marks that end it are set full-width, as lettering sets them.
 func CleanCJK(s string) string {
-	var b strings.Builder
+	var out []rune
 	rs := []rune(strings.TrimSpace(s))
 	prev := rune(0)
 	for i, r := range rs {
@@ -322,10 +356,31 @@ func CleanCJK(s string) string {
 		if r == 'ー' && (prev < 0x3041 || prev > 0x30ff) {
 			r = '一'
 		}
+		if (r == '1' || r == 'l') && katakana(prev) && i+1 < len(rs) && katakana(rs[i+1]) {
+			r = 'ー'
+		}
 		if r != ' ' {
 			prev = r
 		}
-		b.WriteRune(r)
+		out = append(out, r)
 	}
-	return strings.TrimSpace(b.String())
+	// The run of marks that ends the lettering, if what it ends is CJK.
+	end := len(out)
+	for end > 0 && strings.ContainsRune("1lI'!?！？", out[end-1]) {
+		end--
+	}
+	if end > 0 && end < len(out) && lang.HasCJK(string(out[end-1])) {
+		for i := end; i < len(out); i++ {
+			switch out[i] {
+			case '?':
+				out[i] = '？'
+			case '1', 'l', 'I', '\'', '!':
+				out[i] = '！'
+			}
+		}
+	}
+	return strings.TrimSpace(string(out))
 }
+
+// katakana reports whether r is a katakana letter (the long-vowel mark included).
+func katakana(r rune) bool { return r >= 0x30a1 && r <= 0x30fc }

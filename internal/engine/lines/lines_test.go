@@ -1,0 +1,98 @@
+package lines
+
+import (
+	"image"
+	"testing"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+)
+
+// column is n characters size pixels square down from (x, y), a fifth of size apart, each a
+// square outline of strokes a sixth of its size (what a projection sees of a kanji).
+func column(x, y, size, n int) []image.Rectangle {
+	var out []image.Rectangle
+	for i := range n {
+		out = append(out, image.Rect(x, y+i*(size+size/5), x+size, y+i*(size+size/5)+size))
+	}
+	return out
+}
+
+func row(x, y, size, n int) []image.Rectangle {
+	var out []image.Rectangle
+	for i := range n {
+		out = append(out, image.Rect(x+i*(size+size/5), y, x+i*(size+size/5)+size, y+size))
+	}
+	return out
+}
+
+// inked is the mask of the characters, each drawn as a square outline.
+func inked(chars []image.Rectangle) *page.Mask {
+	var box image.Rectangle
+	for _, c := range chars {
+		box = box.Union(c)
+	}
+	m := page.NewMask(box)
+	for _, c := range chars {
+		s := max(1, c.Dx()/6)
+		for y := c.Min.Y; y < c.Max.Y; y++ {
+			for x := c.Min.X; x < c.Max.X; x++ {
+				if x < c.Min.X+s || x >= c.Max.X-s || y < c.Min.Y+s || y >= c.Max.Y-s {
+					m.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+				}
+			}
+		}
+	}
+	return m
+}
+
+func TestSplit(t *testing.T) {
+	cat := func(parts ...[]image.Rectangle) []image.Rectangle {
+		var out []image.Rectangle
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	cases := []struct {
+		name        string
+		chars       []image.Rectangle
+		vertical    bool
+		lines, ruby int
+		char        int
+	}{
+		{"two columns", cat(column(100, 0, 30, 5), column(40, 0, 30, 4)), true, 2, 0, 30},
+		{"three rows", cat(row(0, 0, 30, 6), row(0, 40, 30, 6), row(0, 80, 30, 3)), false, 3, 0, 30},
+		// Furigana: half-size marks right of a column, against it.
+		{"furigana right of a column", cat(column(100, 0, 30, 5), column(40, 0, 30, 4), column(133, 10, 12, 4)), true, 2, 1, 30},
+		// The same thin column left of the last one is the narrow kana that end the lettering.
+		{"narrow last column", cat(column(100, 0, 30, 5), column(40, 0, 30, 4), column(18, 0, 14, 2)), true, 3, 0, 30},
+	}
+	for _, c := range cases {
+		lay := Split(inked(c.chars), 8)
+		if lay == nil {
+			t.Errorf("%s: no layout", c.name)
+			continue
+		}
+		if lay.Vertical != c.vertical || len(lay.Lines) != c.lines || len(lay.Ruby) != c.ruby || lay.Char != c.char {
+			t.Errorf("%s: vertical %v, %d lines %v, furigana %v, character %d; want vertical %v, %d lines, %d furigana, character %d",
+				c.name, lay.Vertical, len(lay.Lines), lay.Lines, lay.Ruby, lay.Char, c.vertical, c.lines, c.ruby, c.char)
+		}
+	}
+	// Columns run right to left.
+	lay := Split(inked(cat(column(40, 0, 30, 4), column(100, 0, 30, 5))), 8)
+	if lay.Lines[0].Min.X != 100 {
+		t.Errorf("columns in order %v, want the right one first", lay.Lines)
+	}
+	if Split(page.NewMask(image.Rect(0, 0, 10, 10)), 8) != nil {
+		t.Error("an empty mask has a layout")
+	}
+}
+
+// A stroke of art poking into a balloon beside a column is not a line of lettering.
+func TestSplitLeavesStrokes(t *testing.T) {
+	chars := append(column(100, 0, 30, 5), image.Rect(60, 40, 88, 46))
+	lay := Split(inked(chars), 8)
+	if lay == nil || len(lay.Lines) != 1 || len(lay.Ruby) != 1 {
+		t.Fatalf("a column and a stroke beside it laid out as %+v, want one line and the stroke left out", lay)
+	}
+}
