@@ -50,6 +50,30 @@ func (p *piece) runs(y int) int {
 	return n
 }
 
+// span is the extent of the ink on row y: from x0 up to x1 (x1 <= x0 when the row is blank).
+func (p *piece) span(y int) (x0, x1 int) {
+	x0, x1 = p.box.Max.X, p.box.Min.X
+	for x := p.box.Min.X; x < p.box.Max.X; x++ {
+		if p.has(x, y) {
+			x0, x1 = min(x0, x), max(x1, x+1)
+		}
+	}
+	return x0, x1
+}
+
+// stroke is the doubled centre of each row's ink, top to bottom, when every row holds a single
+// run of it (one stroke down the piece); ok is false otherwise.
+func (p *piece) stroke() (xs []int, ok bool) {
+	for y := p.box.Min.Y; y < p.box.Max.Y; y++ {
+		if p.runs(y) != 1 {
+			return nil, false
+		}
+		x0, x1 := p.span(y)
+		xs = append(xs, x0+x1)
+	}
+	return xs, true
+}
+
 // footX2 is the doubled horizontal centre of the piece's lowest rows: where a bar or the stem of
 // a hook ends, above its dot.
 func (p *piece) footX2() int {
@@ -282,12 +306,7 @@ func (col column) hook(p *piece) bool {
 	}
 	// The stem: the lowest quarter is narrow.
 	for y := p.box.Max.Y - max(1, h/4); y < p.box.Max.Y; y++ {
-		x0, x1 := p.box.Max.X, p.box.Min.X
-		for x := p.box.Min.X; x < p.box.Max.X; x++ {
-			if p.has(x, y) {
-				x0, x1 = min(x0, x), max(x1, x+1)
-			}
-		}
+		x0, x1 := p.span(y)
 		if (x1-x0)*10 > w*6 {
 			return false
 		}
@@ -302,18 +321,9 @@ func (col column) wave(p *piece) bool {
 	if h*100 < c*50 || h*100 > c*110 || w*100 < c*12 || w*100 > c*45 || h*10 < w*18 {
 		return false
 	}
-	var xs []int // doubled centre of each row's run
-	for y := p.box.Min.Y; y < p.box.Max.Y; y++ {
-		if p.runs(y) != 1 {
-			return false
-		}
-		x0, x1 := p.box.Max.X, p.box.Min.X
-		for x := p.box.Min.X; x < p.box.Max.X; x++ {
-			if p.has(x, y) {
-				x0, x1 = min(x0, x), max(x1, x+1)
-			}
-		}
-		xs = append(xs, x0+x1)
+	xs, ok := p.stroke()
+	if !ok {
+		return false
 	}
 	lo, hi := slices.Min(xs), slices.Max(xs)
 	if (hi-lo)*100 < c*2*10 {
@@ -344,12 +354,7 @@ func (col column) wave(p *piece) bool {
 // third as wide as the piece or less.
 func (col column) footed(p *piece) bool {
 	for y := p.box.Max.Y - max(1, p.box.Dy()/8); y < p.box.Max.Y; y++ {
-		x0, x1 := p.box.Max.X, p.box.Min.X
-		for x := p.box.Min.X; x < p.box.Max.X; x++ {
-			if p.has(x, y) {
-				x0, x1 = min(x0, x), max(x1, x+1)
-			}
-		}
+		x0, x1 := p.span(y)
 		if (x1-x0)*3 > p.box.Dx() {
 			return false
 		}
@@ -398,21 +403,9 @@ func (col column) comma(p *piece) bool {
 		(p.cx2()-col.cx2)*100 < c*2*10 || h < 3 || col.holed(p) {
 		return false
 	}
-	xs := make([]int, 0, h) // doubled centre of each row's run
-	for y := p.box.Min.Y; y < p.box.Max.Y; y++ {
-		if p.runs(y) != 1 {
-			return false
-		}
-		x0, x1 := p.box.Max.X, p.box.Min.X
-		for x := p.box.Min.X; x < p.box.Max.X; x++ {
-			if p.has(x, y) {
-				x0, x1 = min(x0, x), max(x1, x+1)
-			}
-		}
-		if y == p.box.Max.Y-1 && (x1-x0)*10 > w*7 {
-			return false
-		}
-		xs = append(xs, x0+x1)
+	xs, ok := p.stroke()
+	if x0, x1 := p.span(p.box.Max.Y - 1); !ok || (x1-x0)*10 > w*7 {
+		return false
 	}
 	third := max(1, h/3)
 	top, bottom := 0, 0
