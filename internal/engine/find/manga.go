@@ -132,14 +132,17 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 }
 
 // dropContained removes specks found inside another block's bubble (a stray mark of punctuation
-// that clustered alone): erasing a bubble cleans all of its interior anyway.
+// that clustered alone), or inside its box (a mark another finder took for lettering of its own,
+// which the block took back): erasing a bubble cleans all of its interior anyway.
 func dropContained(blocks []*page.Block) []*page.Block {
 	var out []*page.Block
 next:
 	for _, b := range blocks {
 		for _, o := range blocks {
-			if o != b && o.Bubble != nil && area(b.Box) < area(o.Box) && b.Box.In(o.Bubble.Box) && len(b.Lines) == 1 &&
-				o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
+			if o == b || area(b.Box) >= area(o.Box) || len(b.Lines) != 1 {
+				continue
+			}
+			if b.Box.In(o.Box) || o.Bubble != nil && b.Box.In(o.Bubble.Box) && o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
 				continue next
 			}
 		}
@@ -172,7 +175,15 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		}
 	}
 	hl := raster.Label(hole, true)
-	var blobs []blob
+	var blobs, solid []blob
+	// The ！ that ends a column, a bar over a dot, is too thin and too heavy beside the column's
+	// characters to join them (and in bold lettering so solid it is left out with the pupils):
+	// once the columns are found, it is given back to the column it ends.
+	defer func() {
+		for _, tb := range out {
+			exclamationAtFoot(g, tb, append(solid, blobs...))
+		}
+	}()
 	for k, c := range hl.Comps {
 		thick, length := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
 		if thick > maxChar*5/4 || length < minChar/2 {
@@ -208,6 +219,9 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		}
 		density := float64(bb.Ink) / float64(c.Area)
 		if bb.Ink < 3 || density > 0.88 { // bold lettering at small sizes is nearly solid; pupils and fills are solid
+			if bb.Ink >= 3 {
+				solid = append(solid, bb)
+			}
 			continue
 		}
 		blobs = append(blobs, bb)

@@ -204,3 +204,37 @@ func TestMangaNarrowLinesAndFurigana(t *testing.T) {
 		}
 	}
 }
+
+// The ！ that ends a column, a bar over a dot too thin and too heavy beside the column's
+// characters to cluster with them, is part of the column's block (read, and erased with it), and
+// no block of its own is left inside it.
+func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		hard bool
+		text string
+	}{
+		{3, true, "まかせて！"},
+		{21, false, "くそっ…間に合わない！"},
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: c.hard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := annotated(t, &p, c.text)
+		blocks, _ := Manga(p.RGBA(), true)
+		b := found(blocks, want.Box)
+		if b == nil {
+			t.Errorf("%q at %v was not found (blocks %v)", c.text, want.Box, boxes(blocks))
+			continue
+		}
+		if b.Box.Max.Y < want.Box.Max.Y-2 {
+			t.Errorf("%q at %v found as %v, without the ！ at its foot", c.text, want.Box, b.Box)
+		}
+		for _, o := range blocks {
+			if o != b && o.Box.In(b.Box) {
+				t.Errorf("%q: a block %v of its own inside it", c.text, o.Box)
+			}
+		}
+	}
+}

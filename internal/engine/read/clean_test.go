@@ -25,6 +25,9 @@ func TestCleanCJK(t *testing.T) {
 		"1人で行く":        "1人で行く",
 		"Level 1":      "Level 1",
 		"Lv.1":         "Lv.1",
+		"間に合わなtい！":     "間に合わない！",
+		"Tシャツを着た":      "Tシャツを着た",
+		"CDを買った":       "CDを買った",
 	} {
 		if got := CleanCJK(in); got != want {
 			t.Errorf("CleanCJK(%q) = %q, want %q", in, got, want)

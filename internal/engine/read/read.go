@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"golang.org/x/image/draw"
 
@@ -344,7 +345,8 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 // mark only ever lengthens a kana, and a column's bar looks the same either way. Between
 // katakana a 1 or an l is that mark standing in a column (ジュ1ス). At the end of the
 // lettering, a 1, l, I or ' after CJK is an exclamation mark whose dot was lost or read apart
-// (助けて1), and the marks that end it are set full-width, as lettering sets them.
+// (助けて1), and the marks that end it are set full-width, as lettering sets them. A lone Latin
+// letter between CJK characters is a speck of ink read as one.
 func CleanCJK(s string) string {
 	var out []rune
 	rs := []rune(strings.TrimSpace(s))
@@ -358,6 +360,8 @@ func CleanCJK(s string) string {
 		}
 		if (r == '1' || r == 'l') && katakana(prev) && i+1 < len(rs) && katakana(rs[i+1]) {
 			r = 'ー'
+		} else if r < 0x80 && unicode.IsLetter(r) && lang.HasCJK(string(prev)) && i+1 < len(rs) && lang.HasCJK(string(rs[i+1])) {
+			continue // a lone Latin letter amid kana is a speck read as one (間に合わなtい)
 		}
 		if r != ' ' {
 			prev = r
