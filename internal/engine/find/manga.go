@@ -132,17 +132,18 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 }
 
 // dropContained removes specks found inside another block's bubble (a stray mark of punctuation
-// that clustered alone), or inside its box (a mark another finder took for lettering of its own,
-// which the block took back): erasing a bubble cleans all of its interior anyway.
+// that clustered alone), erasing a bubble cleans all of its interior anyway, and those whose ink
+// the lettering of a bubble holds (a mark another finder took for lettering of its own, which the
+// bubble's block took back).
 func dropContained(blocks []*page.Block) []*page.Block {
 	var out []*page.Block
 next:
 	for _, b := range blocks {
 		for _, o := range blocks {
-			if o == b || area(b.Box) >= area(o.Box) || len(b.Lines) != 1 {
+			if o == b || o.Bubble == nil || area(b.Box) >= area(o.Box) || len(b.Lines) != 1 {
 				continue
 			}
-			if b.Box.In(o.Box) || o.Bubble != nil && b.Box.In(o.Bubble.Box) && o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
+			if b.Box.In(o.Box) && inkOf(o, b) || b.Box.In(o.Bubble.Box) && o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
 				continue next
 			}
 		}

@@ -238,3 +238,21 @@ func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
 		}
 	}
 }
+
+// A balloon's outline taken for a block of its own does not swallow the lettering inside it:
+// only a bubble's block takes back what lies in it.
+func TestMangaLetteringInsideAnOutlineBlockStays(t *testing.T) {
+	p, err := mangapage.Generate(8, mangapage.Options{Lang: "ja"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const text = "いただきます！"
+	want := annotated(t, &p, text)
+	blocks, _ := Manga(p.RGBA(), true)
+	for _, b := range blocks {
+		if b.Box.Overlaps(want.Box) && b.Box.In(want.Box.Inset(-want.Box.Dx())) && b.Bubble != nil {
+			return
+		}
+	}
+	t.Errorf("%q at %v has no block of its own (blocks %v)", text, want.Box, boxes(blocks))
+}
