@@ -90,8 +90,8 @@ type lineRef struct {
 	line, rect image.Rectangle
 	marks      string
 	vertical   bool
-	// alts are other readings of the same line (other refs), the most confident of which is
-	// kept; alt marks a ref that is one.
+	// alts are other readings of the same line (other refs), kept instead of this one when
+	// clearly more confident; alt marks a ref that is one.
 	alts []int
 	alt  bool
 }
