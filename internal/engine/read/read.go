@@ -33,7 +33,11 @@ import (
 const readPx = 48
 
 // sureConf is the confidence above which a line's first reading is kept without a second look.
-const sureConf = 0.85
+// Below it the crisp preparation often reads a character twice or drops a dakuten, with fair
+// confidence, where the grey one reads the line right and surer (ですかわか for ですか at 0.88,
+// ですか at 0.95): on our pages the second look at lines under 0.95 reads 9 bubbles better and
+// none worse, at a cost lost in the noise of a page's seconds (docs/BENCHMARKS.md).
+const sureConf = 0.95
 
 // cropFor renders one line (column or row) of b's main lettering on white, scaled and padded.
 // Tesseract reads a lone column far better than a block of columns of uneven length, whose
