@@ -77,6 +77,24 @@ func annotated(t *testing.T, p *mangapage.Page, text string) *mangapage.Bubble {
 	return want
 }
 
+// lettering generates page seed (with the hard kinds of lettering when hard), finds its
+// lettering, and returns the block found for the bubble annotated text, all the blocks, and the
+// annotation; the block is nil, and the test marked failed, when none was found for it.
+func lettering(t *testing.T, seed int64, hard bool, text string) (*page.Block, []*page.Block, *mangapage.Bubble) {
+	t.Helper()
+	p, err := mangapage.Generate(seed, mangapage.Options{Lang: "ja", Hard: hard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := annotated(t, &p, text)
+	blocks, _ := Manga(p.RGBA(), true)
+	b := found(blocks, want.Box)
+	if b == nil {
+		t.Errorf("seed %d: %q at %v was not found (blocks %v)", seed, text, want.Box, boxes(blocks))
+	}
+	return b, blocks, want
+}
+
 func direction(vertical bool) string {
 	if vertical {
 		return "vertical"
@@ -105,15 +123,8 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{18, false, "犯人はこの中にいる！"},     // columns set wide apart among speed lines
 		{21, false, "なんだって！？"},        // a spiky balloon's outline beside the columns
 	} {
-		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: c.hard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks, _ := Manga(p.RGBA(), true)
-		want := annotated(t, &p, c.text)
-		b := found(blocks, want.Box)
+		b, _, want := lettering(t, c.seed, c.hard, c.text)
 		if b == nil {
-			t.Errorf("seed %d: %q at %v was not found (blocks %v)", c.seed, c.text, want.Box, boxes(blocks))
 			continue
 		}
 		// The block is the lettering, whole (but for a trailing 。 among the tone's dots, which
@@ -128,16 +139,10 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 // negative, with the box's dark as its paper, so that it is read, erased and lettered in
 // its colours.
 func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
-	p, err := mangapage.Generate(24, mangapage.Options{Lang: "ja"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const text = "そして運命の日が来た。"
-	want := annotated(t, &p, text)
-	blocks, _ := Manga(p.RGBA(), true)
-	b := found(blocks, want.Box)
+	b, blocks, _ := lettering(t, 24, false, text)
 	if b == nil {
-		t.Fatalf("%q at %v was not found (blocks %v)", text, want.Box, boxes(blocks))
+		return
 	}
 	if b.Vertical || page.Luma(b.Paper) > 80 {
 		t.Errorf("%q found as vertical %v on paper %v", text, b.Vertical, b.Paper)
@@ -153,19 +158,13 @@ func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
 // columns; the rows are flush on the right and ragged on the left (the last column is short),
 // which no lines of text are, so the block is read in columns.
 func TestMangaColumnsSetWideApartAreColumns(t *testing.T) {
-	p, err := mangapage.Generate(6, mangapage.Options{Lang: "ja"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const text = "昨日のことは忘れてください。"
-	want := annotated(t, &p, text)
+	b, _, want := lettering(t, 6, false, text)
 	if !want.Vertical {
 		t.Fatalf("%q is not set in columns on the page", text)
 	}
-	blocks, _ := Manga(p.RGBA(), true)
-	b := found(blocks, want.Box)
 	if b == nil {
-		t.Fatalf("%q at %v was not found (blocks %v)", text, want.Box, boxes(blocks))
+		return
 	}
 	if !b.Vertical || len(b.Lines) < 4 {
 		t.Errorf("%q at %v found as vertical %v in %d lines", text, want.Box, b.Vertical, len(b.Lines))
@@ -188,15 +187,8 @@ func TestMangaNarrowLinesAndFurigana(t *testing.T) {
 		{11, "ちょっ、何すんのよ！？", 2, false},
 		{16, "賛成！", 1, true},
 	} {
-		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := annotated(t, &p, c.text)
-		blocks, _ := Manga(p.RGBA(), true)
-		b := found(blocks, want.Box)
+		b, _, want := lettering(t, c.seed, false, c.text)
 		if b == nil {
-			t.Errorf("%q at %v was not found (blocks %v)", c.text, want.Box, boxes(blocks))
 			continue
 		}
 		if len(b.Lines) != c.lines || (len(b.Ruby) > 0) != c.wantRuby {
@@ -217,15 +209,8 @@ func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
 		{3, true, "まかせて！"},
 		{21, false, "くそっ…間に合わない！"},
 	} {
-		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: c.hard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := annotated(t, &p, c.text)
-		blocks, _ := Manga(p.RGBA(), true)
-		b := found(blocks, want.Box)
+		b, blocks, want := lettering(t, c.seed, c.hard, c.text)
 		if b == nil {
-			t.Errorf("%q at %v was not found (blocks %v)", c.text, want.Box, boxes(blocks))
 			continue
 		}
 		if b.Box.Max.Y < want.Box.Max.Y-2 {
