@@ -181,8 +181,9 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	// characters to join them (and in bold lettering so solid it is left out with the pupils):
 	// once the columns are found, it is given back to the column it ends.
 	defer func() {
+		pieces := append(solid, blobs...)
 		for _, tb := range out {
-			exclamationAtFoot(g, tb, append(solid, blobs...))
+			exclamationAtFoot(g, tb, pieces)
 		}
 	}()
 	for k, c := range hl.Comps {
@@ -381,12 +382,8 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 		return nil
 	}
 	w, h := box.Dx(), box.Dy()
-	ink := &page.Mask{Box: box, Mask: make([]bool, w*h)}
-	for _, bl := range grp {
-		for _, px := range bl.pix {
-			ink.Mask[(px/g.Stride-box.Min.Y)*w+px%g.Stride-box.Min.X] = true
-		}
-	}
+	ink := page.NewMask(box)
+	markPix(ink, g.Stride, grp...)
 	lay := lines.Split(ink, minChar)
 	if lay == nil || lay.Char < minChar || lay.Char > maxChar {
 		return nil

@@ -52,12 +52,18 @@ func addInk(g *image.Gray, tb *page.Block, k int, pieces ...blob) {
 			}
 		}
 	}
+	markPix(m, g.Stride, pieces...)
+	tb.Box, tb.Ink = box, m
+}
+
+// markPix sets in m the ink of the pieces, whose pixels are indices into an image of the given
+// stride.
+func markPix(m *page.Mask, stride int, pieces ...blob) {
 	for _, p := range pieces {
 		for _, px := range p.pix {
-			m.Mask[(px/g.Stride-box.Min.Y)*box.Dx()+px%g.Stride-box.Min.X] = true
+			m.Mask[(px/stride-m.Box.Min.Y)*m.Box.Dx()+px%stride-m.Box.Min.X] = true
 		}
 	}
-	tb.Box, tb.Ink = box, m
 }
 
 // inkOf reports whether o's ink holds nearly all of b's.

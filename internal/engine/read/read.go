@@ -255,28 +255,27 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 				// is read all three ways, and the row's reading is kept unless another is
 				// clearly more confident.
 				if !ref.rect.Empty() && ref.rect.Dy()*2 < b.Char*3 && model(false) != "" {
-					alts = append(alts, ref)
+					alts = append(alts, ref) // as a column, cut from its mark
 					if ref.marks != "" {
 						alts = append(alts, lineRef{block: i, line: l, rect: l, vertical: true})
 					}
 					ref.vertical = false
 				}
 			}
-			all := append([]lineRef{ref}, alts...)
-			for k := range all {
-				if k > 0 {
-					all[k].alt = true
-					all[0].alts = append(all[0].alts, len(refs)+k)
-				}
-				if !all[k].rect.Empty() {
+			for k := range alts {
+				alts[k].alt = true
+				ref.alts = append(ref.alts, len(refs)+1+k)
+			}
+			for _, r := range append([]lineRef{ref}, alts...) {
+				if !r.rect.Empty() {
 					d := 0
-					if all[k].vertical {
+					if r.vertical {
 						d = 1
 					}
-					batch[d] = append(batch[d], len(refs)+k)
+					batch[d] = append(batch[d], len(refs))
 				}
+				refs = append(refs, r)
 			}
-			refs = append(refs, all...)
 		}
 	}
 	lines := make([]page.Reading, len(refs))
