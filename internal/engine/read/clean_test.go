@@ -5,7 +5,8 @@ import "testing"
 // What Tesseract reads is cleaned the way a reader would correct it: a bar before a kanji or at
 // a column's head is the kanji 一, a bar after kana the long-vowel mark; strokes of art read as
 // \ or | are not lettering; a 1 or ' that ends the lettering is its ！, a 1 between katakana
-// their long-vowel mark.
+// their long-vowel mark, a 7 that ends
+// a question (after か, の, …) its ？.
 func TestCleanCJK(t *testing.T) {
 	for in, want := range map[string]string{
 		"ー方その頃":        "一方その頃",
@@ -28,6 +29,11 @@ func TestCleanCJK(t *testing.T) {
 		"間に合わなtい！":     "間に合わない！",
 		"Tシャツを着た":      "Tシャツを着た",
 		"CDを買った":       "CDを買った",
+		"本当に大丈夫なの7":    "本当に大丈夫なの？",
+		"証拠はあるのか7?":    "証拠はあるのか？",
+		"残り7":          "残り7",
+		"まだ7":          "まだ7",
+		"あと7":          "あと7",
 	} {
 		if got := CleanCJK(in); got != want {
 			t.Errorf("CleanCJK(%q) = %q, want %q", in, got, want)

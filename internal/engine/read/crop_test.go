@@ -36,3 +36,44 @@ func TestCropOfLightLetteringIsItsNegative(t *testing.T) {
 		}
 	}
 }
+
+// Small lettering scanned at a low resolution is grey, and its mask holds only the darkest
+// parts of its strokes. The grey preparation takes the rest of a stroke the mask reaches through
+// ink darker than the paper's edge, and stretches the line so its darkest ink is black; ink
+// that the mask does not reach (a stroke of art beside the line) stays out.
+func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 40, 60))
+	ink := page.NewMask(g.Bounds())
+	for y := range 60 {
+		for x := range 40 {
+			g.Pix[y*40+x] = 240 // the paper
+			switch {
+			case x >= 18 && x < 22 && y >= 5 && y < 55:
+				g.Pix[y*40+x] = 190 // a faint stroke, darker than the paper's edge (200)
+				if y >= 25 && y < 30 {
+					g.Pix[y*40+x] = 150 // the only part the mask holds
+					ink.Mask[y*40+x] = true
+				}
+			case x >= 28 && x < 30 && y >= 5 && y < 55:
+				g.Pix[y*40+x] = 150 // art, touching nothing of the line
+			}
+		}
+	}
+	line := image.Rect(15, 5, 32, 55)
+	b := &page.Block{Box: line, Char: 20, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
+	crop := cropFor(g, b, line, true, 200)
+	scale := float64(readPx) / 20
+	pad := readPx * 2 / 3
+	at := func(x, y int) uint8 {
+		return crop.GrayAt(pad+int(float64(x-line.Min.X)*scale), pad+int(float64(y-line.Min.Y)*scale)).Y
+	}
+	if v := at(20, 27); v > 20 {
+		t.Errorf("the darkest ink is %d in the crop, want black", v)
+	}
+	if v := at(20, 10); v > 200 {
+		t.Errorf("the faint stroke the mask reaches is %d in the crop, want it kept", v)
+	}
+	if v := at(29, 27); v < 250 {
+		t.Errorf("art beside the line is %d in the crop, want it left out", v)
+	}
+}

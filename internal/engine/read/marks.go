@@ -237,11 +237,21 @@ func (col column) markAt(slabs []slab) (string, int) {
 	case 2:
 		// Two marks side by side in one cell (tate-chu-yoko): ！？, ！！, ？！.
 		d0, d1 := last.pieces[0], last.pieces[1]
-		if above == nil || len(above.pieces) != 2 || !col.dot(d0) || !col.dot(d1) || d0.box.Max.X > d1.box.Min.X ||
+		if above == nil || !col.dot(d0) || !col.dot(d1) || d0.box.Max.X > d1.box.Min.X ||
 			abs(d0.cx2()+d1.cx2()-2*col.cx2)*100 > col.c*2*25 {
 			return "", 0
 		}
-		m0, m1 := col.overDot(above.pieces[0], d0), col.overDot(above.pieces[1], d1)
+		// A speck of JPEG noise between the two strokes, far smaller than their dots, is none.
+		var strokes []*piece
+		for _, p := range above.pieces {
+			if p.area*4 >= min(d0.area, d1.area) {
+				strokes = append(strokes, p)
+			}
+		}
+		if len(strokes) != 2 {
+			return "", 0
+		}
+		m0, m1 := col.overDot(strokes[0], d0), col.overDot(strokes[1], d1)
 		if m0 == "" || m1 == "" {
 			return "", 0
 		}

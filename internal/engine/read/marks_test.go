@@ -15,7 +15,9 @@ import (
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/vtsproject/vts/internal/engine/find"
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
 // Vertical columns drawn the way letterers set them: characters upright in square cells down
@@ -292,4 +294,35 @@ func TestLoneCharacterColumnsRead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// In a scan shared as JPEG, a speck of noise far smaller than a dot lies between the bar of the
+// ！ and the hook of the ？ set side by side (何だと！？ on a generated harsh page): the marks are
+// still told, and cut from the column.
+func TestSideBySideMarksAmongSpecks(t *testing.T) {
+	p, err := mangapage.Generate(1, mangapage.Options{Lang: "ja", Harsh: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want *mangapage.Bubble
+	for i, bb := range p.Bubbles {
+		if bb.Text == "何だと！？" {
+			want = &p.Bubbles[i]
+		}
+	}
+	if want == nil {
+		t.Fatal("no bubble 何だと！？ on the page")
+	}
+	blocks, pa := find.Manga(p.RGBA(), true)
+	for _, b := range blocks {
+		if !b.Box.Overlaps(want.Box) || len(b.Lines) != 1 {
+			continue
+		}
+		rest, marks := trailingMarks(pa.Gray, pa.InkMax, b, b.Lines[0])
+		if marks != "！？" || rest.Max.Y > want.Box.Max.Y-b.Char/2 {
+			t.Errorf("何だと！？ at %v: recognised %q, left %v of %v to read", want.Box, marks, rest, b.Lines[0])
+		}
+		return
+	}
+	t.Errorf("何だと！？ at %v was not found as one column (blocks %v)", want.Box, blocks)
 }

@@ -48,21 +48,38 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 		src.Pix[i] = 255
 	}
 	light := b.Paper.A != 0 && page.Luma(b.Paper) < 128 // lettering light on a dark box: read its negative
-	for y := l.Min.Y; y < l.Max.Y; y++ {
-		for x := l.Min.X; x < l.Max.X; x++ {
-			if !b.InkAt(x, y) {
-				continue
+	at := func(x, y int) uint8 {
+		if light {
+			return 255 - g.GrayAt(x, y).Y
+		}
+		return g.GrayAt(x, y).Y
+	}
+	if !soft {
+		for y := l.Min.Y; y < l.Max.Y; y++ {
+			for x := l.Min.X; x < l.Max.X; x++ {
+				if b.InkAt(x, y) {
+					src.SetGray(x, y, color.Gray{})
+				}
 			}
-			v := g.GrayAt(x, y).Y
-			if light {
-				v = 255 - v
+		}
+	} else {
+		// The grey preparation keeps the strokes' anti-aliasing and their faint parts: the ink
+		// reached from the mask through pixels darker than the paper's edge, stretched so the
+		// line's darkest ink is black and the paper's edge stays where it was. Small lettering
+		// scanned at a low resolution is grey, its strokes thinner than a pixel and lighter than
+		// the mask takes them, and read at a fifth of its contrast Tesseract loses them.
+		ink := grownInk(b, l, func(x, y int) bool { return at(x, y) < inkMax })
+		lo := uint8(255)
+		for i, on := range ink {
+			if on {
+				lo = min(lo, at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx()))
 			}
-			if !soft {
-				v = 0
-			} else if v >= inkMax {
-				v = 255
+		}
+		for i, on := range ink {
+			if on {
+				v := at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx())
+				src.Pix[i] = uint8(int(v-lo) * int(inkMax) / int(inkMax-lo))
 			}
-			src.SetGray(x, y, color.Gray{Y: v})
 		}
 	}
 	scale := float64(readPx) / float64(max(b.Char, 1))
@@ -84,6 +101,36 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 		}
 	}
 	return out
+}
+
+// grownInk is b's ink inside l and what it reaches through dark pixels (dark(x, y)), as a mask
+// of l's pixels row by row.
+func grownInk(b *page.Block, l image.Rectangle, dark func(x, y int) bool) []bool {
+	w := l.Dx()
+	ink := make([]bool, w*l.Dy())
+	var stack []image.Point
+	for y := l.Min.Y; y < l.Max.Y; y++ {
+		for x := l.Min.X; x < l.Max.X; x++ {
+			if b.InkAt(x, y) && dark(x, y) {
+				ink[(y-l.Min.Y)*w+x-l.Min.X] = true
+				stack = append(stack, image.Pt(x, y))
+			}
+		}
+	}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				q := p.Add(image.Pt(dx, dy))
+				if i := (q.Y-l.Min.Y)*w + q.X - l.Min.X; q.In(l) && !ink[i] && dark(q.X, q.Y) {
+					ink[i] = true
+					stack = append(stack, q)
+				}
+			}
+		}
+	}
+	return ink
 }
 
 // lineRef is one line to read: the part of it given to Tesseract (a column without the
@@ -348,8 +395,9 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 // mark only ever lengthens a kana, and a column's bar looks the same either way. Between
 // katakana a 1 or an l is that mark standing in a column (ジュ1ス). At the end of the
 // lettering, a 1, l, I or ' after CJK is an exclamation mark whose dot was lost or read apart
-// (助けて1), and the marks that end it are set full-width, as lettering sets them. A lone Latin
-// letter between CJK characters is a speck of ink read as one.
+// (助けて1), a 7 after a question's particle its question mark (なの7), and the marks that end
+// it are set full-width, as lettering sets them. A lone Latin letter between CJK characters is
+// a speck of ink read as one.
 func CleanCJK(s string) string {
 	var out []rune
 	rs := []rune(strings.TrimSpace(s))
@@ -370,6 +418,14 @@ func CleanCJK(s string) string {
 			prev = r
 		}
 		out = append(out, r)
+	}
+	// A ？ read as 7, its dot read apart or lost, after the particle that ends a question
+	// (あるのか7?, なの7); a count ends otherwise (あと7).
+	particle := func(r rune) bool { return strings.ContainsRune("かのねよなわ", r) }
+	if n := len(out); n >= 2 && out[n-1] == '7' && particle(out[n-2]) {
+		out[n-1] = '？'
+	} else if n >= 3 && out[n-2] == '7' && (out[n-1] == '?' || out[n-1] == '？') && particle(out[n-3]) {
+		out = append(out[:n-2], '？')
 	}
 	// The run of marks that ends the lettering, if what it ends is CJK.
 	end := len(out)
