@@ -166,15 +166,8 @@ type blob struct {
 // (localBalloon); on a page's negative there is none to look for.
 func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int, open bool) (out, loose []*page.Block) {
 	box := filled.Box
-	w, h := box.Dx(), box.Dy()
-	// The holes: filled pixels that are not the paper itself.
-	hole := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			hole.On[i] = filled.Mask[i] && ll.ID[(box.Min.Y+y)*ll.W+box.Min.X+x] != n
-		}
-	}
+	w := box.Dx()
+	hole := holes(g, ll, n, filled, pa, minChar, open) // not on a page's negative: its boxes are flat
 	hl := raster.Label(hole, true)
 	var blobs, solid []blob
 	// The ！ that ends a column, a bar over a dot, is too thin and too heavy beside the column's
@@ -209,7 +202,10 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 				if g.Pix[px] < pa.InkMax {
 					bb.Ink++
 				}
-				if g.Pix[px] < pa.InkSoft {
+				// The blob's ink: its soft edge where the blurred copy is dark too; of faint
+				// strokes (holes), only the cores, whose soft edges would bridge the narrow gap
+				// between two columns of small lettering.
+				if g.Pix[px] < pa.InkMax || g.Pix[px] < pa.InkSoft && ll.ID[(box.Min.Y+y)*ll.W+box.Min.X+x] != n {
 					bb.pix = append(bb.pix, px)
 				}
 			}
@@ -241,6 +237,23 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			out = append(out, tb)
 			made = append(made, kept)
 			continue
+		}
+		// A burst balloon's outline, open to the page, and the spikes it throws at the lettering
+		// chain a shout to lines far thicker than its characters, which then set the group's
+		// typical line: without those sparse shapes of line art, the shout stands alone.
+		// Only a column of full-sized characters is taken for one: what else stands alone
+		// there is art.
+		if sub := sparseArtless(grp, minChar); len(sub) < len(grp) {
+			shouts := 0
+			for _, s := range raster.Cluster(sub, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
+				kept := pruneThick(s)
+				if tb := makeBlock(g, kept, pa, minChar, maxChar); tb != nil && len(s) < len(sub) && tb.Vertical && tb.Char >= 2*minChar {
+					out, made, shouts = append(out, tb), append(made, kept), shouts+1
+				}
+			}
+			if shouts > 0 {
+				continue
+			}
 		}
 		// A light tone that the blur left light is paper too, and its dots, each a hole of it,
 		// chain the lettering beside them and the art around into a mass that is no lettering.
@@ -309,6 +322,70 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		tb.Bubble = filled
 	}
 	return out, loose
+}
+
+// holes marks the dark shapes inside the paper area n (filled with its holes): its filled
+// pixels that are not the paper itself, and the strokes of faint lettering. On the blurred copy
+// the paper areas are found in, lettering whose strokes are grey and thinner than a pixel (small
+// Mincho scanned at a low resolution) turns as light as paper but for a few specks, while its
+// strokes are still ink in the sharp page: those strokes, grown by their soft edges, are holes
+// too. A tone's dots are ink in the sharp page as well, but each is much shorter than half a
+// character. faint asks for them; they are looked for only in balloons (areas of a third of the
+// page or less), where a panel's art does not lie.
+func holes(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.Analysis, minChar int, faint bool) *raster.Bitmap {
+	box := filled.Box
+	w, h := box.Dx(), box.Dy()
+	gray := func(x, y int) uint8 { return g.Pix[(box.Min.Y+y)*g.Stride+box.Min.X+x] }
+	pb := g.Bounds()
+	faint = faint && w <= pb.Dx()/3 && h <= pb.Dy()/3
+	hole := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
+	strokes := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if !filled.Mask[i] {
+				continue
+			}
+			hole.On[i] = ll.ID[(box.Min.Y+y)*ll.W+box.Min.X+x] != n
+			strokes.On[i] = faint && gray(x, y) < pa.InkMax
+		}
+	}
+	if !faint {
+		return hole
+	}
+	fl := raster.Label(strokes, true)
+	for y := 1; y < h-1; y++ {
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			if hole.On[i] || !filled.Mask[i] || gray(x, y) >= pa.InkSoft {
+				continue
+			}
+			for _, j := range [...]int{i, i - 1, i + 1, i - w, i + w} {
+				if id := fl.ID[j]; id != 0 && stroke(fl.Comps[id-1], minChar) {
+					hole.On[i] = true
+					break
+				}
+			}
+		}
+	}
+	return hole
+}
+
+// stroke says whether a component of faint ink is long enough to be part of a character.
+func stroke(c raster.Component, minChar int) bool {
+	return max(c.Box.Dx(), c.Box.Dy())*2 >= minChar
+}
+
+// sparseArtless is grp without its thick and sparse shapes: line art, whose ink fills less than
+// a sixth of its box, where a character's fills more.
+func sparseArtless(grp []blob, minChar int) []blob {
+	var out []blob
+	for _, b := range grp {
+		if b.Thick <= 2*minChar || b.Ink*6 >= area(b.Box) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // joins says whether two blobs belong to the same lettering: columns or rows of about one

@@ -77,12 +77,13 @@ func annotated(t *testing.T, p *mangapage.Page, text string) *mangapage.Bubble {
 	return want
 }
 
-// lettering generates page seed (with the hard kinds of lettering when hard), finds its
-// lettering, and returns the block found for the bubble annotated text, all the blocks, and the
+// lettering generates the Japanese page seed drawn with opt (the hard kinds of lettering, a
+// harsh scan), finds its lettering, and returns the block found for the bubble annotated text, all the blocks, and the
 // annotation; the block is nil, and the test marked failed, when none was found for it.
-func lettering(t *testing.T, seed int64, hard bool, text string) (*page.Block, []*page.Block, *mangapage.Bubble) {
+func lettering(t *testing.T, seed int64, opt mangapage.Options, text string) (*page.Block, []*page.Block, *mangapage.Bubble) {
 	t.Helper()
-	p, err := mangapage.Generate(seed, mangapage.Options{Lang: "ja", Hard: hard})
+	opt.Lang = "ja"
+	p, err := mangapage.Generate(seed, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +122,11 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{12, true, "待ってたぜ、この瞬間を！"},    // a balloon open to a coarse tone, beside a face
 		{1, true, "二人とも、喧嘩はやめて！"},     // a halo over speed lines and tone
 		{18, false, "犯人はこの中にいる！"},     // columns set wide apart among speed lines
+		{1, true, "嘘…"},               // a burst balloon open to the page, its spikes at the shout
+		{17, true, "はい！"},             // a burst balloon among tone and art, open to it
 		{21, false, "なんだって！？"},        // a spiky balloon's outline beside the columns
 	} {
-		b, _, want := lettering(t, c.seed, c.hard, c.text)
+		b, _, want := lettering(t, c.seed, mangapage.Options{Hard: c.hard}, c.text)
 		if b == nil {
 			continue
 		}
@@ -140,7 +143,7 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 // its colours.
 func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
 	const text = "そして運命の日が来た。"
-	b, blocks, _ := lettering(t, 24, false, text)
+	b, blocks, _ := lettering(t, 24, mangapage.Options{}, text)
 	if b == nil {
 		return
 	}
@@ -159,7 +162,7 @@ func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
 // which no lines of text are, so the block is read in columns.
 func TestMangaColumnsSetWideApartAreColumns(t *testing.T) {
 	const text = "昨日のことは忘れてください。"
-	b, _, want := lettering(t, 6, false, text)
+	b, _, want := lettering(t, 6, mangapage.Options{}, text)
 	if !want.Vertical {
 		t.Fatalf("%q is not set in columns on the page", text)
 	}
@@ -187,7 +190,7 @@ func TestMangaNarrowLinesAndFurigana(t *testing.T) {
 		{11, "ちょっ、何すんのよ！？", 2, false},
 		{16, "賛成！", 1, true},
 	} {
-		b, _, want := lettering(t, c.seed, false, c.text)
+		b, _, want := lettering(t, c.seed, mangapage.Options{}, c.text)
 		if b == nil {
 			continue
 		}
@@ -209,7 +212,7 @@ func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
 		{3, true, "まかせて！"},
 		{21, false, "くそっ…間に合わない！"},
 	} {
-		b, blocks, want := lettering(t, c.seed, c.hard, c.text)
+		b, blocks, want := lettering(t, c.seed, mangapage.Options{Hard: c.hard}, c.text)
 		if b == nil {
 			continue
 		}
@@ -240,4 +243,28 @@ func TestMangaLetteringInsideAnOutlineBlockStays(t *testing.T) {
 		}
 	}
 	t.Errorf("%q at %v has no block of its own (blocks %v)", text, want.Box, boxes(blocks))
+}
+
+// Small Mincho scanned at a low resolution and shared as JPEG has grey strokes thinner than a
+// pixel, which a blurred copy of the page turns as light as the paper; the lettering is still
+// found whole, each of its columns a line, and a light tone's dots in a balloon stay out of it.
+func TestMangaFindsFaintSmallLettering(t *testing.T) {
+	for _, c := range []struct {
+		seed  int64
+		text  string
+		lines int
+	}{
+		{4, "しょうがない、手伝ってやるか。", 2}, // 13 px on a 729 px wide page
+		{4, "待ってたぜ、この瞬間を！", 2},
+		{1, "まだだ…まだ終わってない！", 4}, // bold, in a balloon of dot tone
+	} {
+		b, _, want := lettering(t, c.seed, mangapage.Options{Harsh: true}, c.text)
+		if b == nil {
+			continue
+		}
+		in := b.Box.Intersect(want.Box)
+		if area(in)*10 < area(want.Box)*9 || !b.Box.In(want.Box.Inset(-3)) || len(b.Lines) != c.lines {
+			t.Errorf("%q at %v found as %v in lines %v; want all but its last mark, in %d lines", c.text, want.Box, b.Box, b.Lines, c.lines)
+		}
+	}
 }
