@@ -38,7 +38,7 @@ func TestCropOfLightLetteringIsItsNegative(t *testing.T) {
 }
 
 // Small lettering scanned at a low resolution is grey, and its mask holds only the darkest
-// parts of its strokes. The grey preparation takes the rest of a stroke the mask reaches through
+// cores of its strokes. The grey preparation takes the rest of a stroke beside the core, through
 // ink darker than the paper's edge, and stretches the line so its darkest ink is black; ink
 // that the mask does not reach (a stroke of art beside the line) stays out.
 func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
@@ -48,10 +48,10 @@ func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
 		for x := range 40 {
 			g.Pix[y*40+x] = 240 // the paper
 			switch {
-			case x >= 18 && x < 22 && y >= 5 && y < 55:
+			case x >= 17 && x < 24 && y >= 5 && y < 55:
 				g.Pix[y*40+x] = 190 // a faint stroke, darker than the paper's edge (200)
-				if y >= 25 && y < 30 {
-					g.Pix[y*40+x] = 150 // the only part the mask holds
+				if x == 20 {
+					g.Pix[y*40+x] = 150 // its core, all the mask holds
 					ink.Mask[y*40+x] = true
 				}
 			case x >= 28 && x < 30 && y >= 5 && y < 55:
@@ -65,15 +65,53 @@ func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
 	scale := float64(readPx) / 20
 	pad := readPx * 2 / 3
 	at := func(x, y int) uint8 {
-		return crop.GrayAt(pad+int(float64(x-line.Min.X)*scale), pad+int(float64(y-line.Min.Y)*scale)).Y
+		return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
 	}
 	if v := at(20, 27); v > 20 {
 		t.Errorf("the darkest ink is %d in the crop, want black", v)
 	}
-	if v := at(20, 10); v > 200 {
-		t.Errorf("the faint stroke the mask reaches is %d in the crop, want it kept", v)
+	if v := at(18, 27); v > 200 {
+		t.Errorf("the faint side of the stroke is %d in the crop, want it kept", v)
 	}
 	if v := at(29, 27); v < 250 {
 		t.Errorf("art beside the line is %d in the crop, want it left out", v)
+	}
+}
+
+// A short column's crop laid out as a row keeps each character whole: the cuts fall in the gaps
+// between them, even when the characters are set a little apart, and the row reads left to right
+// as the column reads down.
+func TestShortColumnAsRow(t *testing.T) {
+	pad := readPx * 2 / 3
+	step := readPx + readPx/5 // characters set a fifth apart
+	col := image.NewGray(image.Rect(0, 0, readPx+2*pad, 3*step-readPx/5+2*pad))
+	for i := range col.Pix {
+		col.Pix[i] = 255
+	}
+	for k := range 3 {
+		// character k: a filled box k+1 eighths of a character wide, to tell them apart
+		for y := pad + k*step + 4; y < pad+k*step+readPx-4; y++ {
+			for x := pad + 4; x < pad+4+(k+1)*readPx/8; x++ {
+				col.Pix[y*col.Stride+x] = 0
+			}
+		}
+	}
+	row := asRow(col)
+	if b := row.Bounds(); b.Dx() < 3*readPx || b.Dy() > readPx+readPx/5+2*pad {
+		t.Fatalf("the row is %v, want three characters side by side", b)
+	}
+	// Widths of the runs of ink along the row's middle.
+	var runs []int
+	y := row.Bounds().Dy() / 2
+	for x, in := 0, 0; x <= row.Bounds().Dx(); x++ {
+		dark := x < row.Bounds().Dx() && row.GrayAt(x, y).Y < 128
+		if dark {
+			in++
+		} else if in > 0 {
+			runs, in = append(runs, in), 0
+		}
+	}
+	if len(runs) != 3 || runs[0] >= runs[1] || runs[1] >= runs[2] {
+		t.Errorf("the row's characters are runs %v wide, want three, in the column's order", runs)
 	}
 }

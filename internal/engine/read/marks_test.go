@@ -326,3 +326,30 @@ func TestSideBySideMarksAmongSpecks(t *testing.T) {
 	}
 	t.Errorf("何だと！？ at %v was not found as one column (blocks %v)", want.Box, blocks)
 }
+
+// Short columns, two to four characters, give the vertical model little to go on (剣士 read as
+// 食土, 遅刻 as 刻遅, いい？ as ll？); laid out as a row for the horizontal model, and that reading
+// kept where it is clearly surer, they read exactly in every face and size.
+func TestShortColumnsRead(t *testing.T) {
+	path, err := exec.LookPath("tesseract")
+	if err != nil {
+		t.Fatalf("tesseract is needed: %v", err)
+	}
+	tess := NewTesseract(path, "", runtime.NumCPU())
+	short := []string{"俺が", "逃げろ", "剣士", "嘘だろ", "喧嘩", "許さない", "いい？", "合格", "放課後", "遅刻", "起きて", "俺の夢", "心配", "断る"}
+	for _, f := range columnFaces {
+		for _, size := range []float64{20, 28, 40} {
+			face := openFace(t, f, size)
+			pa, blocks := columnPage(t, face, size, false, short...)
+			rs, err := tess.Oriented(context.Background(), pa, blocks, JapaneseModel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range rs {
+				if got := CleanCJK(r.Text); got != short[i] {
+					t.Errorf("%s %vpx: the column %q read as %q", f.name, size, short[i], got)
+				}
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,11 +65,12 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 		}
 	} else {
 		// The grey preparation keeps the strokes' anti-aliasing and their faint parts: the ink
-		// reached from the mask through pixels darker than the paper's edge, stretched so the
-		// line's darkest ink is black and the paper's edge stays where it was. Small lettering
-		// scanned at a low resolution is grey, its strokes thinner than a pixel and lighter than
-		// the mask takes them, and read at a fifth of its contrast Tesseract loses them.
-		ink := grownInk(b, l, func(x, y int) bool { return at(x, y) < inkMax })
+		// reached from the mask through pixels darker than the paper's edge, a few pixels deep,
+		// stretched so the line's darkest ink is black and the paper's edge stays where it was.
+		// Small lettering scanned at a low resolution is grey, its strokes thinner than a pixel
+		// and lighter than the mask takes them, and read at a fifth of its contrast Tesseract
+		// loses them.
+		ink := grownInk(b, l, max(2, b.Char/8), func(x, y int) bool { return at(x, y) < inkMax })
 		lo := uint8(255)
 		for i, on := range ink {
 			if on {
@@ -103,32 +105,80 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 	return out
 }
 
-// grownInk is b's ink inside l and what it reaches through dark pixels (dark(x, y)), as a mask
-// of l's pixels row by row.
-func grownInk(b *page.Block, l image.Rectangle, dark func(x, y int) bool) []bool {
+// asRow lays out the characters of a column's crop side by side, cut where the ink is thinnest
+// near each multiple of a character's height: the crop as a row of characters.
+func asRow(col *image.Gray) *image.Gray {
+	pad := readPx * 2 / 3
+	b := col.Bounds()
+	w, h := b.Dx()-2*pad, b.Dy()-2*pad
+	n := max(1, int(math.Round(float64(h)/(readPx*1.05))))
+	ink := func(y int) int {
+		s := 0
+		for x := pad; x < pad+w; x++ {
+			s += 255 - int(col.Pix[y*col.Stride+x])
+		}
+		return s
+	}
+	cuts := []int{pad}
+	for k := 1; k < n; k++ {
+		at := pad + k*h/n
+		best := at
+		for y := at - readPx/4; y <= at+readPx/4; y++ {
+			if y > cuts[k-1] && y < pad+h && ink(y) < ink(best) {
+				best = y
+			}
+		}
+		cuts = append(cuts, best)
+	}
+	cuts = append(cuts, pad+h)
+	tall := 0
+	for k := 1; k < len(cuts); k++ {
+		tall = max(tall, cuts[k]-cuts[k-1])
+	}
+	gap := readPx / 6
+	out := image.NewGray(image.Rect(0, 0, 2*pad+n*w+(n-1)*gap, 2*pad+tall))
+	for i := range out.Pix {
+		out.Pix[i] = 255
+	}
+	for k := 0; k < n; k++ {
+		x0 := pad + k*(w+gap)
+		y0 := pad + (tall-(cuts[k+1]-cuts[k]))/2
+		for y := cuts[k]; y < cuts[k+1]; y++ {
+			copy(out.Pix[(y0+y-cuts[k])*out.Stride+x0:][:w], col.Pix[y*col.Stride+pad:][:w])
+		}
+	}
+	return out
+}
+
+// grownInk is b's ink inside l and what it reaches through dark pixels (dark(x, y)) within
+// reach steps, as a mask of l's pixels row by row. The reach is short: a faint stroke's soft
+// parts lie beside its core, while a tone's dots touching the lettering lead on and on.
+func grownInk(b *page.Block, l image.Rectangle, reach int, dark func(x, y int) bool) []bool {
 	w := l.Dx()
 	ink := make([]bool, w*l.Dy())
-	var stack []image.Point
+	var front []image.Point
 	for y := l.Min.Y; y < l.Max.Y; y++ {
 		for x := l.Min.X; x < l.Max.X; x++ {
 			if b.InkAt(x, y) && dark(x, y) {
 				ink[(y-l.Min.Y)*w+x-l.Min.X] = true
-				stack = append(stack, image.Pt(x, y))
+				front = append(front, image.Pt(x, y))
 			}
 		}
 	}
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for dy := -1; dy <= 1; dy++ {
-			for dx := -1; dx <= 1; dx++ {
-				q := p.Add(image.Pt(dx, dy))
-				if i := (q.Y-l.Min.Y)*w + q.X - l.Min.X; q.In(l) && !ink[i] && dark(q.X, q.Y) {
-					ink[i] = true
-					stack = append(stack, q)
+	for ; reach > 0 && len(front) > 0; reach-- {
+		var next []image.Point
+		for _, p := range front {
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					q := p.Add(image.Pt(dx, dy))
+					if i := (q.Y-l.Min.Y)*w + q.X - l.Min.X; q.In(l) && !ink[i] && dark(q.X, q.Y) {
+						ink[i] = true
+						next = append(next, q)
+					}
 				}
 			}
 		}
+		front = next
 	}
 	return ink
 }
@@ -145,6 +195,8 @@ type lineRef struct {
 	// clearly more confident; alt marks a ref that is one.
 	alts []int
 	alt  bool
+	// row lays the column's characters out side by side, for the horizontal model.
+	row bool
 }
 
 // readLines reads the lines with the Tesseract language model ("jpn_vert", "kor", …) at page
@@ -160,6 +212,9 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 				r = refs[i].line
 			}
 			crops[k] = cropFor(pa.Gray, blocks[refs[i].block], r, soft, pa.InkSoft)
+			if refs[i].row {
+				crops[k] = asRow(crops[k])
+			}
 		}
 		return t.readMany(ctx, crops, model, psm)
 	}
@@ -307,6 +362,13 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 						alts = append(alts, lineRef{block: i, line: l, rect: l, vertical: true})
 					}
 					ref.vertical = false
+				} else if !ref.rect.Empty() && ref.rect.Dy()*2 < b.Char*9 && model(false) != "" {
+					// A short column (いい of いい？, a shout) gives the vertical model little
+					// to go on: its characters are also laid out as a row for the horizontal
+					// model, and that reading is kept when clearly more confident.
+					row := ref
+					row.vertical, row.row = false, true
+					alts = append(alts, row)
 				}
 			}
 			for k := range alts {
