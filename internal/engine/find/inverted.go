@@ -42,10 +42,11 @@ func invertedBlocks(g *image.Gray, pa *page.Analysis, normal []*page.Block) []*p
 	return out
 }
 
-// darkAround is the share of the pixels around and between the lettering of tb (half a
-// character beyond its box) that are as dark as its paper, on the negative as light.
+// darkAround is the share of the pixels around and between the lettering of tb (a third of a
+// character beyond its box: a caption's box is often tight, and a scan turns it a little) that
+// are as dark as its paper, on the negative as light.
 func darkAround(neg *image.Gray, npa *page.Analysis, tb *page.Block) float64 {
-	r := tb.Box.Inset(-tb.Char / 2).Intersect(neg.Bounds())
+	r := tb.Box.Inset(-tb.Char / 3).Intersect(neg.Bounds())
 	n, on := 0, 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {

@@ -142,17 +142,25 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 // negative, with the box's dark as its paper, so that it is read, erased and lettered in
 // its colours.
 func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
-	const text = "そして運命の日が来た。"
-	b, blocks, _ := lettering(t, 24, mangapage.Options{}, text)
-	if b == nil {
-		return
-	}
-	if b.Vertical || page.Luma(b.Paper) > 80 {
-		t.Errorf("%q found as vertical %v on paper %v", text, b.Vertical, b.Paper)
-	}
-	for _, o := range blocks {
-		if o != b && page.Luma(o.Paper) < 128 {
-			t.Errorf("art found as light lettering on dark at %v", o.Box)
+	for _, c := range []struct {
+		seed int64
+		opt  mangapage.Options
+		text string
+	}{
+		{24, mangapage.Options{}, "そして運命の日が来た。"},
+		{20, mangapage.Options{Hard: true}, "その頃…"}, // a tight box, the page turned 1.6°
+	} {
+		b, blocks, _ := lettering(t, c.seed, c.opt, c.text)
+		if b == nil {
+			continue
+		}
+		if b.Vertical || page.Luma(b.Paper) > 80 {
+			t.Errorf("%q found as vertical %v on paper %v", c.text, b.Vertical, b.Paper)
+		}
+		for _, o := range blocks {
+			if o != b && page.Luma(o.Paper) < 128 {
+				t.Errorf("seed %d: art found as light lettering on dark at %v", c.seed, o.Box)
+			}
 		}
 	}
 }

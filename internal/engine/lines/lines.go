@@ -52,19 +52,28 @@ func Split(m *page.Mask, minChar int) *Layout {
 	rows := segments(ys, max(1, minChar/8))
 	va, ha := lineAspect(cols, ink, w, h, true), lineAspect(rows, ink, w, h, false)
 	vertical := va >= ha
+	xg, yg := medianGap(cols), medianGap(rows)
+	// Columns set far apart are columns whatever the lines' lengths: columns of a few
+	// characters each (全然。|今|来た|ところ。) split into rows longer than they are, but
+	// those rows lie a sliver apart. (Rows far apart tell nothing so sure: furigana set
+	// close beside a column make a sliver of a gap between columns too.)
+	strong := xg > 0 && yg > 0 && xg*2 >= yg*5
+	if strong {
+		vertical = true
+	}
 	// CJK characters sit on a grid, so a squarish block splits about as well both ways; then
 	// the gaps tell: between columns of vertical text they are wide and between its characters
 	// narrow, and the other way round for rows.
-	if va < 1.5*ha && ha < 1.5*va {
+	if !strong && va < 1.5*ha && ha < 1.5*va {
 		// Where even the gaps hardly differ, vertical wins: it is how most such lettering
 		// (manga) is set, and a horizontal row of CJK is usually wide enough to be clear.
-		if xg, yg := medianGap(cols), medianGap(rows); xg > 0 && yg > 0 {
+		if xg > 0 && yg > 0 {
 			vertical = xg*3 >= yg*2
 		}
 	}
 	// Rows flush on the right and ragged on the left are columns read from the right whose last
 	// ones are short (columns set wide apart split into long rows): lines of text start flush.
-	if !vertical && len(rows) >= 2 && len(cols) >= 2 {
+	if !strong && !vertical && len(rows) >= 2 && len(cols) >= 2 {
 		var lefts, rights, thick []int
 		for _, s := range rows {
 			r := extent(ink, w, h, s, false)

@@ -66,6 +66,9 @@ func TestSplit(t *testing.T) {
 		{"furigana right of a column", cat(column(100, 0, 30, 5), column(40, 0, 30, 4), column(133, 10, 12, 4)), true, 2, 1, 30},
 		// The same thin column left of the last one is the narrow kana that end the lettering.
 		{"narrow last column", cat(column(100, 0, 30, 5), column(40, 0, 30, 4), column(18, 0, 14, 2)), true, 3, 0, 30},
+		// Columns of one to four characters set apart, the longest last (全然。|今|来た|ところ。):
+		// as rows they would be longer, but those rows lie a sliver apart.
+		{"short columns, the longest last", cat(column(138, 0, 30, 3), column(92, 0, 30, 1), column(46, 0, 30, 2), column(0, 0, 30, 4)), true, 4, 0, 30},
 	}
 	for _, c := range cases {
 		lay := Split(inked(c.chars), 8)
