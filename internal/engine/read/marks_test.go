@@ -270,26 +270,34 @@ func TestShoutsReadExactly(t *testing.T) {
 // character: the vertical model reads a lone character badly (え as うえ), the horizontal one
 // misreads some (今 as 人), so the more confident of the ways is kept.
 func TestLoneCharacterColumnsRead(t *testing.T) {
+	lone := []string{"い", "う", "ね", "嘘", "私", "な", "雨、", "私、", "え、", "夢、", "今、", "あ、", "彼、", "え！？", "今！"}
+	// 俺 and its like blur into other kanji at 20 px in IPAGothic.
+	columnsRead(t, columnFaces[1:], lone, func(f testFace, size float64) bool { return f.name != "IPAGothic" || size != 20 })
+}
+
+// columnsRead sets each of texts alone in a column, in the faces given at 20, 28 and 40 px
+// (those where use says so), and checks that each reads exactly.
+func columnsRead(t *testing.T, faces []testFace, texts []string, use func(f testFace, size float64) bool) {
+	t.Helper()
 	path, err := exec.LookPath("tesseract")
 	if err != nil {
 		t.Fatalf("tesseract is needed: %v", err)
 	}
 	tess := NewTesseract(path, "", runtime.NumCPU())
-	lone := []string{"い", "う", "ね", "嘘", "私", "な", "雨、", "私、", "え、", "夢、", "今、", "あ、", "彼、", "え！？", "今！"}
-	for _, f := range columnFaces[1:] {
+	for _, f := range faces {
 		for _, size := range []float64{20, 28, 40} {
-			if f.name == "IPAGothic" && size == 20 {
-				continue // 俺 and its like blur into other kanji at this size in this face
+			if !use(f, size) {
+				continue
 			}
 			face := openFace(t, f, size)
-			pa, blocks := columnPage(t, face, size, false, lone...)
+			pa, blocks := columnPage(t, face, size, false, texts...)
 			rs, err := tess.Oriented(context.Background(), pa, blocks, JapaneseModel)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range rs {
-				if got := CleanCJK(r.Text); got != lone[i] {
-					t.Errorf("%s %vpx: %q alone in its column read as %q", f.name, size, lone[i], got)
+				if got := CleanCJK(r.Text); got != texts[i] {
+					t.Errorf("%s %vpx: the column %q read as %q", f.name, size, texts[i], got)
 				}
 			}
 		}
@@ -331,25 +339,6 @@ func TestSideBySideMarksAmongSpecks(t *testing.T) {
 // 食土, 遅刻 as 刻遅, いい？ as ll？); laid out as a row for the horizontal model, and that reading
 // kept where it is clearly surer, they read exactly in every face and size.
 func TestShortColumnsRead(t *testing.T) {
-	path, err := exec.LookPath("tesseract")
-	if err != nil {
-		t.Fatalf("tesseract is needed: %v", err)
-	}
-	tess := NewTesseract(path, "", runtime.NumCPU())
 	short := []string{"俺が", "逃げろ", "剣士", "嘘だろ", "喧嘩", "許さない", "いい？", "合格", "放課後", "遅刻", "起きて", "俺の夢", "心配", "断る"}
-	for _, f := range columnFaces {
-		for _, size := range []float64{20, 28, 40} {
-			face := openFace(t, f, size)
-			pa, blocks := columnPage(t, face, size, false, short...)
-			rs, err := tess.Oriented(context.Background(), pa, blocks, JapaneseModel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, r := range rs {
-				if got := CleanCJK(r.Text); got != short[i] {
-					t.Errorf("%s %vpx: the column %q read as %q", f.name, size, short[i], got)
-				}
-			}
-		}
-	}
+	columnsRead(t, columnFaces, short, func(testFace, float64) bool { return true })
 }
