@@ -246,8 +246,11 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		if sub := sparseArtless(grp, minChar); len(sub) < len(grp) {
 			shouts := 0
 			for _, s := range raster.Cluster(sub, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
+				if len(s) == len(sub) {
+					break // still one mass
+				}
 				kept := pruneThick(s)
-				if tb := makeBlock(g, kept, pa, minChar, maxChar); tb != nil && len(s) < len(sub) && tb.Vertical && tb.Char >= 2*minChar {
+				if tb := makeBlock(g, kept, pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Char >= 2*minChar {
 					out, made, shouts = append(out, tb), append(made, kept), shouts+1
 				}
 			}
@@ -339,19 +342,18 @@ func holes(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.A
 	pb := g.Bounds()
 	faint = faint && w <= pb.Dx()/3 && h <= pb.Dy()/3
 	hole := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
-	strokes := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			i := y*w + x
-			if !filled.Mask[i] {
-				continue
-			}
-			hole.On[i] = ll.ID[(box.Min.Y+y)*ll.W+box.Min.X+x] != n
-			strokes.On[i] = faint && gray(x, y) < pa.InkMax
+			hole.On[i] = filled.Mask[i] && ll.ID[(box.Min.Y+y)*ll.W+box.Min.X+x] != n
 		}
 	}
 	if !faint {
 		return hole
+	}
+	strokes := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
+	for i, in := range filled.Mask {
+		strokes.On[i] = in && gray(i%w, i/w) < pa.InkMax
 	}
 	fl := raster.Label(strokes, true)
 	for y := 1; y < h-1; y++ {

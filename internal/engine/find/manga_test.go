@@ -78,8 +78,9 @@ func annotated(t *testing.T, p *mangapage.Page, text string) *mangapage.Bubble {
 }
 
 // lettering generates the Japanese page seed drawn with opt (the hard kinds of lettering, a
-// harsh scan), finds its lettering, and returns the block found for the bubble annotated text, all the blocks, and the
-// annotation; the block is nil, and the test marked failed, when none was found for it.
+// harsh scan), finds its lettering, and returns the block found for the bubble annotated text,
+// all the blocks, and the annotation; the block is nil, and the test marked failed, when none
+// was found for it.
 func lettering(t *testing.T, seed int64, opt mangapage.Options, text string) (*page.Block, []*page.Block, *mangapage.Bubble) {
 	t.Helper()
 	opt.Lang = "ja"

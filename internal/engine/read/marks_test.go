@@ -240,11 +240,7 @@ func TestTrailingMarksByShape(t *testing.T) {
 // the confidence of their words; columns without punctuation read as they always did. (The
 // thin strokes of 別 in IPAMincho Tesseract misreads with or without its 。.)
 func TestShoutsReadExactly(t *testing.T) {
-	path, err := exec.LookPath("tesseract")
-	if err != nil {
-		t.Fatalf("tesseract is needed: %v", err)
-	}
-	tess := NewTesseract(path, "", runtime.NumCPU())
+	tess := tesseractCLI(t)
 	shouts := []string{"え！？", "なに！？", "嘘…", "別に。", "まかせて！", "待って", "行くぞ"}
 	for _, f := range columnFaces[1:] {
 		for _, tcy := range []bool{false, true} {
@@ -279,11 +275,7 @@ func TestLoneCharacterColumnsRead(t *testing.T) {
 // (those where use says so), and checks that each reads exactly.
 func columnsRead(t *testing.T, faces []testFace, texts []string, use func(f testFace, size float64) bool) {
 	t.Helper()
-	path, err := exec.LookPath("tesseract")
-	if err != nil {
-		t.Fatalf("tesseract is needed: %v", err)
-	}
-	tess := NewTesseract(path, "", runtime.NumCPU())
+	tess := tesseractCLI(t)
 	for _, f := range faces {
 		for _, size := range []float64{20, 28, 40} {
 			if !use(f, size) {
@@ -341,4 +333,15 @@ func TestSideBySideMarksAmongSpecks(t *testing.T) {
 func TestShortColumnsRead(t *testing.T) {
 	short := []string{"俺が", "逃げろ", "剣士", "嘘だろ", "喧嘩", "許さない", "いい？", "合格", "放課後", "遅刻", "起きて", "俺の夢", "心配", "断る"}
 	columnsRead(t, columnFaces, short, func(testFace, float64) bool { return true })
+}
+
+// tesseractCLI is the Tesseract installed on the machine, as many processes at once as it has
+// cores.
+func tesseractCLI(t *testing.T) *Tesseract {
+	t.Helper()
+	path, err := exec.LookPath("tesseract")
+	if err != nil {
+		t.Fatalf("tesseract is needed: %v", err)
+	}
+	return NewTesseract(path, "", runtime.NumCPU())
 }

@@ -122,10 +122,12 @@ func asRow(col *image.Gray) *image.Gray {
 	cuts := []int{pad}
 	for k := 1; k < n; k++ {
 		at := pad + k*h/n
-		best := at
+		best, least := at, ink(at)
 		for y := at - readPx/4; y <= at+readPx/4; y++ {
-			if y > cuts[k-1] && y < pad+h && ink(y) < ink(best) {
-				best = y
+			if y > cuts[k-1] && y < pad+h {
+				if v := ink(y); v < least {
+					best, least = y, v
+				}
 			}
 		}
 		cuts = append(cuts, best)
@@ -355,17 +357,18 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 				// has no direction, and the horizontal model reads most as a row, but not all
 				// (今 as 人, 雨 as 十), nor always better cut from its mark than with it. So it
 				// is read all three ways, and the row's reading is kept unless another is
-				// clearly more confident.
-				if !ref.rect.Empty() && ref.rect.Dy()*2 < b.Char*3 && model(false) != "" {
+				// clearly more confident. A short column (いい of いい？, a shout) gives the
+				// vertical model little to go on either: its characters are also laid out as a
+				// row for the horizontal model, and that reading is kept when clearly more
+				// confident.
+				switch rows := !ref.rect.Empty() && model(false) != ""; {
+				case rows && ref.rect.Dy()*2 < b.Char*3:
 					alts = append(alts, ref) // as a column, cut from its mark
 					if ref.marks != "" {
 						alts = append(alts, lineRef{block: i, line: l, rect: l, vertical: true})
 					}
 					ref.vertical = false
-				} else if !ref.rect.Empty() && ref.rect.Dy()*2 < b.Char*9 && model(false) != "" {
-					// A short column (いい of いい？, a shout) gives the vertical model little
-					// to go on: its characters are also laid out as a row for the horizontal
-					// model, and that reading is kept when clearly more confident.
+				case rows && ref.rect.Dy()*2 < b.Char*9:
 					row := ref
 					row.vertical, row.row = false, true
 					alts = append(alts, row)
@@ -410,8 +413,9 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
-	// The row's reading stands unless another is clearly surer: the vertical model is sure of
-	// a lone 嘘 as 忠, a little more than the row of 嘘.
+	// A line's first reading stands unless another is clearly surer: a lone character's as a
+	// row (the vertical model is sure of a lone 嘘 as 忠, a little more than the row of 嘘), a
+	// short column's as a column.
 	for k := range refs {
 		for _, a := range refs[k].alts {
 			if score(lines[a]) > score(lines[k])+0.15 {
