@@ -154,3 +154,61 @@ func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Anal
 	}
 	return out
 }
+
+// speeches sorts the blocks idx of one balloon's paper into speeches, as lists of indices into
+// blocks. A balloon holds one speech, but two balloons drawn over each other (each without an
+// outline, or touching at one end, or joined by the white of a face between them) share their
+// paper: blocks the paper joins in a straight line from centre to centre, two characters apart
+// at most, are one speech; a line that leaves the paper (crossing the art between two
+// balloons), or a wider gap, parts them.
+func speeches(filled *region, blocks []*page.Block, idx []int) [][]int {
+	span := func(i int) (int, int) {
+		return blocks[i].Box.Min.X - 2*blocks[i].Char, blocks[i].Box.Max.X + 2*blocks[i].Char
+	}
+	return raster.Cluster(idx, span, func(i, j int) bool {
+		a, b := blocks[i].Box.Min.Add(blocks[i].Box.Max).Div(2), blocks[j].Box.Min.Add(blocks[j].Box.Max).Div(2)
+		if raster.Gap(blocks[i].Box, blocks[j].Box) > 2*max(blocks[i].Char, blocks[j].Char) {
+			return false
+		}
+		steps := max(abs(b.X-a.X), abs(b.Y-a.Y), 1)
+		for k := 0; k <= steps; k++ {
+			if !filled.Has(a.X+(b.X-a.X)*k/steps, a.Y+(b.Y-a.Y)*k/steps) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// shareBalloon gives each block of blocks, the speeches of balloons that share the paper area
+// filled, the part of it nearer its lettering than any other's, as its balloon: its erasing and
+// lettering stay out of the other's.
+func shareBalloon(filled *region, blocks []*page.Block) {
+	owner := make([]int, len(filled.Mask))
+	box := make([]image.Rectangle, len(blocks))
+	w := filled.Box.Dx()
+	for i, in := range filled.Mask {
+		owner[i] = -1
+		if !in {
+			continue
+		}
+		p := image.Pt(filled.Box.Min.X+i%w, filled.Box.Min.Y+i/w)
+		px, best := image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))}, 0
+		for k, tb := range blocks {
+			if d := raster.Gap(tb.Box, px); owner[i] < 0 || d < best {
+				owner[i], best = k, d
+			}
+		}
+		box[owner[i]] = box[owner[i]].Union(px)
+	}
+	for k, tb := range blocks {
+		tb.Bubble = page.NewMask(box[k])
+		for i, o := range owner {
+			if o == k {
+				x, y := filled.Box.Min.X+i%w-box[k].Min.X, filled.Box.Min.Y+i/w-box[k].Min.Y
+				tb.Bubble.Mask[y*box[k].Dx()+x] = true
+				tb.Bubble.Area++
+			}
+		}
+	}
+}

@@ -3,6 +3,8 @@ package find
 import (
 	"testing"
 
+	"github.com/vtsproject/vts/internal/engine/page"
+
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
@@ -37,5 +39,38 @@ func TestOpenBalloonsKeepTheirBody(t *testing.T) {
 	}
 	if checked != 2 {
 		t.Fatalf("the page of seed 1 has %d of its two shouts: the generator changed", checked)
+	}
+}
+
+// Two balloons without outlines drawn over each other share one paper area, with a face
+// between them: each holds its own speech, found as a block of its own with its own share of
+// the paper.
+func TestMangaBalloonsOverEachOtherAreTwoSpeeches(t *testing.T) {
+	var got []*page.Block
+	for _, text := range []string{"君の名前は？", "君は一人じゃない。"} {
+		b, _, want := lettering(t, 7, mangapage.Options{Hard: true}, text)
+		if b == nil {
+			continue
+		}
+		if b.Bubble == nil || !b.Box.In(want.Box.Inset(-b.Char)) {
+			t.Errorf("%q at %v found as %v, in a balloon %v", text, want.Box, b.Box, b.Bubble != nil)
+			continue
+		}
+		got = append(got, b)
+	}
+	if len(got) < 2 {
+		return
+	}
+	if got[0] == got[1] {
+		t.Fatalf("both speeches found as one block at %v", got[0].Box)
+	}
+	a, b := got[0].Bubble, got[1].Bubble
+	r := a.Box.Intersect(b.Box)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if a.Has(x, y) && b.Has(x, y) {
+				t.Fatalf("the two speeches' balloons share the paper at %d,%d", x, y)
+			}
+		}
 	}
 }

@@ -29,7 +29,7 @@ func invertedBlocks(g *image.Gray, pa *page.Analysis, normal []*page.Block) []*p
 	pb := g.Bounds()
 	var out []*page.Block
 	for _, tb := range found {
-		if tb.Chars() < 4 || covered(normal, tb.Box) || darkAround(neg, npa, tb) < 0.9 {
+		if tb.Chars() < 4 || covered(normal, tb.Box, pb) || darkAround(neg, npa, tb) < 0.9 {
 			continue
 		}
 		// Lettering is set within its box: a dark area that is no box is the art's.

@@ -40,7 +40,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 		// Of the two finders of lettering among texture, the one that knows texture all round
 		// wins where both found something.
 		for _, tb := range loose {
-			if !covered(art, tb.Box) {
+			if !covered(art, tb.Box, b) {
 				blocks = append(blocks, tb)
 			}
 		}
@@ -294,10 +294,12 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	}
 	var all image.Rectangle
 	var lettering []blob
+	var speech []int
 	for i, tb := range out {
 		if tb.Vertical == out[main].Vertical && tb.Char*10 >= out[main].Char*7 && tb.Char*10 <= out[main].Char*14 {
 			all = all.Union(tb.Box)
 			lettering = append(lettering, made[i]...)
+			speech = append(speech, i)
 		}
 	}
 	// A paper area that is mostly lettering is a bubble; a much larger one is a panel's white
@@ -315,6 +317,25 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			}
 		}
 		return out, loose
+	}
+	if groups := speeches(filled, out, speech); len(groups) > 1 {
+		// Balloons drawn over each other: a speech each, and each its share of the paper.
+		var split []*page.Block
+		for _, grp := range groups {
+			var blobs []blob
+			for _, i := range grp {
+				blobs = append(blobs, made[i]...)
+			}
+			tb := out[grp[0]]
+			if len(grp) > 1 {
+				if tb = makeBlock(g, blobs, pa, minChar, maxChar); tb == nil {
+					continue
+				}
+			}
+			split = append(split, tb)
+		}
+		shareBalloon(filled, split)
+		return split, loose
 	}
 	if len(out) > 1 {
 		if tb := makeBlock(g, lettering, pa, minChar, maxChar); tb != nil {
@@ -340,7 +361,7 @@ func holes(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.A
 	w, h := box.Dx(), box.Dy()
 	gray := func(x, y int) uint8 { return g.Pix[(box.Min.Y+y)*g.Stride+box.Min.X+x] }
 	pb := g.Bounds()
-	faint = faint && w <= pb.Dx()/3 && h <= pb.Dy()/3
+	faint = faint && balloonSized(box, pb)
 	hole := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
@@ -371,6 +392,12 @@ func holes(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.A
 		}
 	}
 	return hole
+}
+
+// balloonSized says whether a paper area with box r may be a balloon on page pb: a third of the
+// page or less each way, where larger ones are a panel's white.
+func balloonSized(r, pb image.Rectangle) bool {
+	return r.Dx() <= pb.Dx()/3 && r.Dy() <= pb.Dy()/3
 }
 
 // stroke says whether a component of faint ink is long enough to be part of a character.

@@ -124,7 +124,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 				bb.Ink++
 			}
 		}
-		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !covered(found, c.Box) {
+		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !covered(found, c.Box, b) {
 			blobs = append(blobs, bb)
 		}
 	}
@@ -207,10 +207,13 @@ func pruneGaps(grp []blob, stride int) []blob {
 	return out
 }
 
-// covered reports whether r lies mostly in a block already found or in its bubble.
-func covered(found []*page.Block, r image.Rectangle) bool {
+// covered reports whether r lies mostly in a block already found or in its balloon. A paper
+// area the size of a panel is no balloon: the art it encloses (a tone balloon, a figure with
+// lettering over it) is not its lettering's business.
+func covered(found []*page.Block, r, pb image.Rectangle) bool {
+	c := r.Min.Add(r.Max).Div(2)
 	for _, f := range found {
-		if overlapRatio(f.Box, r) > 0.3 || (f.Bubble != nil && r.In(f.Bubble.Box)) {
+		if overlapRatio(f.Box, r) > 0.3 || (f.Bubble != nil && balloonSized(f.Bubble.Box, pb) && r.In(f.Bubble.Box) && f.Bubble.Has(c.X, c.Y)) {
 			return true
 		}
 	}

@@ -91,3 +91,13 @@ func boxes(blocks []*page.Block) []image.Rectangle {
 	}
 	return out
 }
+
+// Lettering on a tone in a panel is found though the panel's white, around it, holds a block
+// of its own (the art): a paper area the size of a panel is no balloon whose lettering it
+// would be.
+func TestMangaFindsTextOnArtInAPanelsWhite(t *testing.T) {
+	b, _, want := lettering(t, 3, mangapage.Options{Hard: true}, "本当に大丈夫なの？")
+	if b != nil && (!b.Vertical || len(b.Lines) != 2 || !want.Box.In(b.Box.Inset(-b.Char/2))) {
+		t.Errorf("found as %v, vertical %v, %d lines; want %v in 2 columns", b.Box, b.Vertical, len(b.Lines), want.Box)
+	}
+}
