@@ -25,7 +25,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	long := max(b.Dx(), b.Dy())
 	minChar, maxChar := max(7, long/260), long/7
 	ll := raster.Label(raster.Threshold(g, pa.InkSoft), true)
-	nb := newNeighbours(ll.Comps, 2*minChar)
+	nb := raster.NewNeighbours(ll.Comps, 2*minChar)
 	texture := textureOf(ll.Comps, nb, minChar, maxChar)
 
 	// Texture density on a coarse grid tells what lies around a candidate.
@@ -131,6 +131,22 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	var out []*page.Block
 	for _, grp := range raster.Cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
 		grp = pruneGaps(pruneThick(grp), g.Stride)
+		// Lettering on a tone without a halo joins the dots its strokes touch, which fill the
+		// gaps between its columns, swell its size and are read with it: they go.
+		var box image.Rectangle
+		for _, bl := range grp {
+			box = box.Union(bl.Box)
+		}
+		centres, area := [][2]float64(nil), 0
+		nb.Each(box, 3*minChar, func(j int) {
+			if texture[j] == dotTexture {
+				x, y := mom[j].Centroid()
+				centres, area = append(centres, [2]float64{float64(ll.Comps[j].Box.Min.X) + x, float64(ll.Comps[j].Box.Min.Y) + y}), area+ll.Comps[j].Area
+			}
+		})
+		if tone, ok := raster.FitTone(centres, [2]float64{float64(box.Min.X+box.Max.X) / 2, float64(box.Min.Y+box.Max.Y) / 2}); ok && len(centres) >= 12 {
+			grp = unstuck(grp, tone.Stuck(math.Sqrt(float64(area)/float64(len(centres))/math.Pi), func(x, y int) bool { return image.Pt(x, y).In(b) && g.Pix[y*g.Stride+x] < pa.InkSoft }), g.Stride)
+		}
 		tb := makeBlock(g, grp, pa, minChar, maxChar)
 		if tb == nil || len(tb.Lines) == 0 {
 			continue
@@ -146,11 +162,29 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	return out
 }
 
+// unstuck is grp without the pixels stuck tells, each blob's box and ink counted again.
+func unstuck(grp []blob, stuck func(x, y int) bool, stride int) []blob {
+	var out []blob
+	for _, bl := range grp {
+		kept := blob{Thick: bl.Thick}
+		for _, px := range bl.pix {
+			if x, y := px%stride, px/stride; !stuck(x, y) {
+				kept.pix, kept.Box = append(kept.pix, px), kept.Box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+		if len(kept.pix) > 0 {
+			kept.Ink = bl.Ink * len(kept.pix) / len(bl.pix)
+			out = append(out, kept)
+		}
+	}
+	return out
+}
+
 // amongDots reports whether the piece with box r lies among a tone's dots no smaller than itself:
 // it is then a dot that a halo or the paper's edge clipped, which has no twins left.
-func amongDots(r image.Rectangle, comps []raster.Component, texture []uint8, nb *neighbours) bool {
+func amongDots(r image.Rectangle, comps []raster.Component, texture []uint8, nb *raster.Neighbours) bool {
 	size, among := max(r.Dx(), r.Dy()), false
-	nb.each(r, 3*size+4, func(j int) {
+	nb.Each(r, 3*size+4, func(j int) {
 		o := comps[j].Box
 		among = among || (texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
 	})
@@ -163,7 +197,7 @@ func withoutDots(grp []blob, minChar, maxChar int) []blob {
 	for i, b := range grp {
 		comps[i] = raster.Component{Box: b.Box, Area: len(b.pix)}
 	}
-	nb := newNeighbours(comps, 2*minChar)
+	nb := raster.NewNeighbours(comps, 2*minChar)
 	texture := textureOf(comps, nb, minChar, maxChar)
 	var out []blob
 	for i, b := range grp {
@@ -207,9 +241,8 @@ func pruneGaps(grp []blob, stride int) []blob {
 	return out
 }
 
-// covered reports whether r lies mostly in a block already found or in its balloon. A paper
-// area the size of a panel is no balloon: the art it encloses (a tone balloon, a figure with
-// lettering over it) is not its lettering's business.
+// covered reports whether r lies mostly in a block already found or in its balloon (a paper
+// area the size of a panel is none: the art it encloses is not its lettering's business).
 func covered(found []*page.Block, r, pb image.Rectangle) bool {
 	c := r.Min.Add(r.Max).Div(2)
 	for _, f := range found {
@@ -225,7 +258,7 @@ const notTexture, lineTexture, dotTexture = 0, 1, 2
 
 // textureOf tells the connected pieces that are texture: dots with several twins close by
 // (dotTexture), and lines or nets of lines far longer than a character and sparse (lineTexture).
-func textureOf(comps []raster.Component, nb *neighbours, minChar, maxChar int) []uint8 {
+func textureOf(comps []raster.Component, nb *raster.Neighbours, minChar, maxChar int) []uint8 {
 	tex := make([]uint8, len(comps))
 	twin := func(a, b raster.Component) bool {
 		tol := max(1, a.Box.Dx()/6, a.Box.Dy()/6)
@@ -241,7 +274,7 @@ func textureOf(comps []raster.Component, nb *neighbours, minChar, maxChar int) [
 			tex[i] = lineTexture // a thin straight line
 		case size <= 2*minChar:
 			n := 0
-			nb.each(c.Box, 3*size+4, func(j int) {
+			nb.Each(c.Box, 3*size+4, func(j int) {
 				if j != i && twin(c, comps[j]) {
 					n++
 				}
@@ -252,36 +285,4 @@ func textureOf(comps []raster.Component, nb *neighbours, minChar, maxChar int) [
 		}
 	}
 	return tex
-}
-
-// neighbours finds the small pieces near a box through a grid of their corners.
-type neighbours struct {
-	comps []raster.Component
-	cell  int
-	grid  map[image.Point][]int
-}
-
-func newNeighbours(comps []raster.Component, small int) *neighbours {
-	n := &neighbours{comps: comps, cell: small, grid: map[image.Point][]int{}}
-	for i, c := range comps {
-		if max(c.Box.Dx(), c.Box.Dy()) <= small {
-			p := c.Box.Min.Div(n.cell)
-			n.grid[p] = append(n.grid[p], i)
-		}
-	}
-	return n
-}
-
-// each calls f with every small piece within reach of r.
-func (n *neighbours) each(r image.Rectangle, reach int, f func(j int)) {
-	lo, hi := r.Min.Sub(image.Pt(reach+n.cell, reach+n.cell)).Div(n.cell), r.Max.Add(image.Pt(reach, reach)).Div(n.cell)
-	for cy := lo.Y; cy <= hi.Y; cy++ {
-		for cx := lo.X; cx <= hi.X; cx++ {
-			for _, j := range n.grid[image.Pt(cx, cy)] {
-				if raster.Gap(r, n.comps[j].Box) <= reach {
-					f(j)
-				}
-			}
-		}
-	}
 }

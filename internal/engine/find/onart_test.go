@@ -16,13 +16,17 @@ import (
 // vertical lettering, with its columns, from a crop of a generated page around it.
 func TestMangaFindsTextOnArt(t *testing.T) {
 	for _, c := range []struct {
-		seed int64
-		text string
+		seed  int64
+		text  string
+		lines int // when known
 	}{
-		{1, "ちょっ、何すんのよ！？"}, // dot tone, white halo
-		{2, "ふざけるな！"},      // coarse dot tone, no halo
-		{5, "犯人はこの中にいる！"},
-		{6, "簡単なことさ。"},
+		{1, "ちょっ、何すんのよ！？", 0}, // dot tone, white halo
+		{2, "ふざけるな！", 0},      // coarse dot tone, no halo
+		{5, "犯人はこの中にいる！", 0},
+		{6, "簡単なことさ。", 0},
+		// Coarse dot tone, no halo: dots stuck to every stroke fill the narrow gaps between
+		// the columns.
+		{23, "君は一人じゃない。", 3},
 	} {
 		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: true})
 		if err != nil {
@@ -49,6 +53,9 @@ func TestMangaFindsTextOnArt(t *testing.T) {
 		}
 		if !b.Vertical || b.Bubble != nil || len(b.Lines) == 0 {
 			t.Errorf("seed %d: %q found as vertical %v, bubble %v, %d lines", c.seed, c.text, b.Vertical, b.Bubble != nil, len(b.Lines))
+		}
+		if c.lines > 0 && len(b.Lines) != c.lines {
+			t.Errorf("seed %d: %q found in %d columns, want %d", c.seed, c.text, len(b.Lines), c.lines)
 		}
 	}
 }

@@ -66,3 +66,50 @@ func TestSquareFilterOpensASquare(t *testing.T) {
 		}
 	}
 }
+
+// A tone's lattice is fitted from its dots' centres, and of the dots a stroke touches, those
+// stuck to its side are told as the tone's while those it runs through stay the stroke's.
+func TestToneDotsStuckToAStroke(t *testing.T) {
+	const period, r = 12, 3.0
+	var centres [][2]float64
+	for j := range 8 {
+		for i := range 8 {
+			centres = append(centres, [2]float64{float64(2 + i*period), float64(2 + j*period)})
+		}
+	}
+	tone, ok := FitTone(centres, [2]float64{50, 50})
+	if !ok {
+		t.Fatal("no lattice fitted to a square grid of dots")
+	}
+	for _, s := range [][2]float64{tone.U, tone.V} {
+		if l := math.Hypot(s[0], s[1]); math.Abs(l-period) > 0.01 {
+			t.Fatalf("a step of %.2f, want %d", l, period)
+		}
+	}
+	if d := tone.U[0]*tone.V[0] + tone.U[1]*tone.V[1]; math.Abs(d) > 0.01 {
+		t.Fatalf("steps %v and %v are not square", tone.U, tone.V)
+	}
+	ink := func(x, y int) bool {
+		if y >= 10 && y < 80 && (x >= 48 && x < 53 || x >= 56 && x < 59) { // two strokes down
+			return true
+		}
+		c, _, _ := tone.Nearest(float64(x), float64(y))
+		return math.Hypot(float64(x)-c[0], float64(y)-c[1]) <= r
+	}
+	stuck := tone.Stuck(r, ink)
+	for _, c := range []struct {
+		x, y int
+		want bool
+		what string
+	}{
+		{50, 38, false, "a dot a stroke runs through"},
+		{51, 39, false, "a stroke over a dot"},
+		{62, 38, true, "a dot stuck to a stroke's side"},
+		{57, 38, false, "the stroke beside it"},
+		{26, 38, true, "a dot on its own"},
+	} {
+		if got := stuck(c.x, c.y); got != c.want {
+			t.Errorf("%s (%d,%d): stuck %v, want %v", c.what, c.x, c.y, got, c.want)
+		}
+	}
+}
