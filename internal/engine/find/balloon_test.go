@@ -74,3 +74,25 @@ func TestMangaBalloonsOverEachOtherAreTwoSpeeches(t *testing.T) {
 		}
 	}
 }
+
+// A balloon without an outline cut out of a dense dot tone shares its paper with the thin gaps
+// between the dots, which the blur leaves light: its lettering is still found whole, with the
+// balloon's own body as its bubble.
+func TestMangaBalloonCutOutOfADenseTone(t *testing.T) {
+	b, _, want := lettering(t, 24, mangapage.Options{Hard: true}, "明日、試合だろ？")
+	if b == nil {
+		return
+	}
+	if !b.Vertical || !want.Box.In(b.Box.Inset(-b.Char/2)) || b.Bubble == nil || !b.Bubble.Box.In(want.Balloon.Inset(-b.Char)) {
+		t.Errorf("found as %v (vertical %v), want %v in the balloon %v", b.Box, b.Vertical, want.Box, want.Balloon)
+	}
+}
+
+// A column of free text crossing a panel's lines runs out of the white body it starts in: it
+// stays the one block found around that body, not the part of it the body holds.
+func TestMangaColumnRunningOutOfABodyStaysWhole(t *testing.T) {
+	b, _, want := lettering(t, 7, mangapage.Options{}, "その手を離せ！")
+	if b != nil && !want.Box.In(b.Box.Inset(-b.Char/2)) {
+		t.Errorf("found as %v, want the whole column %v", b.Box, want.Box)
+	}
+}

@@ -32,56 +32,11 @@ func paperLevel(g *image.Gray) uint8 {
 // region is the page model's mask: a set of pixels inside a box.
 type region = page.Mask
 
-// filledRegion is the component n of l with its holes filled: the pixels of its box that the box's
-// border cannot reach without crossing the component. For a bubble's paper that is the whole
-// inside of its outline, lettering included.
+// filledRegion is the component n of l with its holes filled (raster.Labels.Filled): for a
+// bubble's paper, the whole inside of its outline, lettering included.
 func filledRegion(l *raster.Labels, n int32) *region {
-	c := l.Comps[n-1]
-	box := c.Box
-	w, h := box.Dx(), box.Dy()
-	outside := make([]bool, w*h)
-	var stack []int
-	push := func(x, y int) {
-		i := y*w + x
-		if outside[i] || l.ID[(box.Min.Y+y)*l.W+box.Min.X+x] == n {
-			return
-		}
-		outside[i] = true
-		stack = append(stack, i)
-	}
-	for x := 0; x < w; x++ {
-		push(x, 0)
-		push(x, h-1)
-	}
-	for y := 0; y < h; y++ {
-		push(0, y)
-		push(w-1, y)
-	}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		x, y := i%w, i/w
-		if x > 0 {
-			push(x-1, y)
-		}
-		if x < w-1 {
-			push(x+1, y)
-		}
-		if y > 0 {
-			push(x, y-1)
-		}
-		if y < h-1 {
-			push(x, y+1)
-		}
-	}
-	r := &region{Box: box, Mask: make([]bool, w*h)}
-	for i := range outside {
-		if !outside[i] {
-			r.Mask[i] = true
-			r.Area++
-		}
-	}
-	return r
+	m, a := l.Filled(n)
+	return &region{Box: l.Comps[n-1].Box, Mask: m, Area: a}
 }
 
 // MinInkContrast is the least difference, in 8-bit levels of the most differing channel,

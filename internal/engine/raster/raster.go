@@ -449,3 +449,88 @@ func (t Tone) Stuck(r float64, ink func(x, y int) bool) func(x, y int) bool {
 		return dist(x, y, c) <= r+0.7 && stuck(i, j)
 	}
 }
+
+// Opened labels the 4-connected components of m opened by a square of radius r (so that paper
+// joined only through gaps narrower than 2r+1 falls apart), then gives the on pixels of m the
+// opening took the label of an opened pixel within r across, then down: each area keeps its
+// edges, and the gaps belong to no area.
+func Opened(m *Bitmap, r int) *Labels {
+	w, h := m.W, m.H
+	l := Label(&Bitmap{W: w, H: h, On: SquareFilter(SquareFilter(m.On, w, h, r, true), w, h, r, false)}, false)
+	for _, d := range [...][2]int{{1, w}, {w, 1}} { // across (step 1 along a row), then down
+		step, n, lines, along := d[0], w, h, d[1]
+		if step == w {
+			n, lines = h, w
+		}
+		next := slices.Clone(l.ID)
+		for line := range lines {
+			base := line * along
+			for k := range n {
+				i := base + k*step
+				if !m.On[i] || l.ID[i] != 0 {
+					continue
+				}
+				for o := 1; o <= r && next[i] == 0; o++ {
+					if k-o >= 0 && l.ID[i-o*step] != 0 {
+						next[i] = l.ID[i-o*step]
+					} else if k+o < n && l.ID[i+o*step] != 0 {
+						next[i] = l.ID[i+o*step]
+					}
+				}
+			}
+		}
+		l.ID = next
+	}
+	return l
+}
+
+// Filled is the component n of l with its holes filled: the pixels of its box (row by row) that
+// the box's border cannot reach without crossing the component, and how many they are.
+func (l *Labels) Filled(n int32) (mask []bool, area int) {
+	c := l.Comps[n-1]
+	box := c.Box
+	w, h := box.Dx(), box.Dy()
+	outside := make([]bool, w*h)
+	var stack []int
+	push := func(x, y int) {
+		i := y*w + x
+		if outside[i] || l.ID[(box.Min.Y+y)*l.W+box.Min.X+x] == n {
+			return
+		}
+		outside[i] = true
+		stack = append(stack, i)
+	}
+	for x := 0; x < w; x++ {
+		push(x, 0)
+		push(x, h-1)
+	}
+	for y := 0; y < h; y++ {
+		push(0, y)
+		push(w-1, y)
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := i%w, i/w
+		if x > 0 {
+			push(x-1, y)
+		}
+		if x < w-1 {
+			push(x+1, y)
+		}
+		if y > 0 {
+			push(x, y-1)
+		}
+		if y < h-1 {
+			push(x, y+1)
+		}
+	}
+	mask = make([]bool, w*h)
+	for i := range outside {
+		if !outside[i] {
+			mask[i] = true
+			area++
+		}
+	}
+	return mask, area
+}

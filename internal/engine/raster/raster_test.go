@@ -113,3 +113,28 @@ func TestToneDotsStuckToAStroke(t *testing.T) {
 		}
 	}
 }
+
+// Two areas joined by a neck narrower than the opening are two areas, each given back the end
+// of the neck beside it; the middle of the neck belongs to neither.
+func TestOpenedPartsAreasJoinedByANeck(t *testing.T) {
+	const w, h = 30, 10
+	m := &Bitmap{W: w, H: h, On: make([]bool, w*h)}
+	for y := range h {
+		for x := range w {
+			m.On[y*w+x] = x < 10 || x >= 16 && x < 26 || y >= 4 && y < 6
+		}
+	}
+	l := Opened(m, 2)
+	id := func(x, y int) int32 { return l.ID[y*w+x] }
+	if a, b := id(5, 5), id(20, 5); a == 0 || b == 0 || a == b {
+		t.Fatalf("the two areas are labelled %d and %d", a, b)
+	}
+	for _, c := range []struct {
+		x    int
+		want int32
+	}{{10, id(5, 5)}, {11, id(5, 5)}, {12, 0}, {13, 0}, {14, id(20, 5)}, {15, id(20, 5)}, {27, id(20, 5)}, {29, 0}} {
+		if got := id(c.x, 4); got != c.want {
+			t.Errorf("the neck at x=%d is labelled %d, want %d", c.x, got, c.want)
+		}
+	}
+}
