@@ -203,12 +203,12 @@ func shareBalloon(filled *region, blocks []*page.Block) {
 	}
 	for k, tb := range blocks {
 		tb.Bubble = page.NewMask(box[k])
-		for i, o := range owner {
-			if o == k {
-				x, y := filled.Box.Min.X+i%w-box[k].Min.X, filled.Box.Min.Y+i/w-box[k].Min.Y
-				tb.Bubble.Mask[y*box[k].Dx()+x] = true
-				tb.Bubble.Area++
-			}
+	}
+	for i, k := range owner {
+		if k >= 0 {
+			m := blocks[k].Bubble
+			m.Mask[(filled.Box.Min.Y+i/w-m.Box.Min.Y)*m.Box.Dx()+filled.Box.Min.X+i%w-m.Box.Min.X] = true
+			m.Area++
 		}
 	}
 }

@@ -275,6 +275,7 @@ func FitTone(centres [][2]float64, ref [2]float64) (t Tone, ok bool) {
 		return t, false
 	}
 	d2 := func(a, b [2]float64) float64 { return (a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) }
+	norm2 := func(s [2]float64) float64 { return d2(s, [2]float64{}) }
 	o := centres[0]
 	for _, c := range centres {
 		if d2(c, ref) < d2(o, ref) {
@@ -283,16 +284,16 @@ func FitTone(centres [][2]float64, ref [2]float64) (t Tone, ok bool) {
 	}
 	var u, v [2]float64
 	for _, c := range centres {
-		if s := [2]float64{c[0] - o[0], c[1] - o[1]}; d2(s, [2]float64{}) > 1 && (u == [2]float64{} || d2(s, [2]float64{}) < d2(u, [2]float64{})) {
+		if s := [2]float64{c[0] - o[0], c[1] - o[1]}; norm2(s) > 1 && (u == [2]float64{} || norm2(s) < norm2(u)) {
 			u = s
 		}
 	}
-	lu := math.Sqrt(d2(u, [2]float64{}))
+	lu := math.Sqrt(norm2(u))
 	for _, c := range centres {
 		s := [2]float64{c[0] - o[0], c[1] - o[1]}
-		ls := math.Sqrt(d2(s, [2]float64{}))
+		ls := math.Sqrt(norm2(s))
 		// Steps more than 30° from u either way.
-		if ls > 1 && math.Abs(s[0]*u[0]+s[1]*u[1]) < ls*lu*math.Cos(math.Pi/6) && (v == [2]float64{} || ls*ls < d2(v, [2]float64{})) {
+		if ls > 1 && math.Abs(s[0]*u[0]+s[1]*u[1]) < ls*lu*math.Cos(math.Pi/6) && (v == [2]float64{} || ls*ls < norm2(v)) {
 			v = s
 		}
 	}
@@ -457,11 +458,9 @@ func (t Tone) Stuck(r float64, ink func(x, y int) bool) func(x, y int) bool {
 func Opened(m *Bitmap, r int) *Labels {
 	w, h := m.W, m.H
 	l := Label(&Bitmap{W: w, H: h, On: SquareFilter(SquareFilter(m.On, w, h, r, true), w, h, r, false)}, false)
-	for _, d := range [...][2]int{{1, w}, {w, 1}} { // across (step 1 along a row), then down
-		step, n, lines, along := d[0], w, h, d[1]
-		if step == w {
-			n, lines = h, w
-		}
+	// Across (lines of w pixels one apart, h of them w apart), then down.
+	for _, d := range [...]struct{ step, n, along, lines int }{{1, w, w, h}, {w, h, 1, w}} {
+		step, n, along, lines := d.step, d.n, d.along, d.lines
 		next := slices.Clone(l.ID)
 		for line := range lines {
 			base := line * along
