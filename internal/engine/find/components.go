@@ -7,27 +7,8 @@ import (
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
-// This file holds the page-level analysis that manga pages need before any OCR: the paper's
-// level and the light regions (bubbles) that enclose lettering, built on raster's connected
-// pieces.
-
-// paperLevel estimates the brightness of the page's paper: a high percentile, so that ink, tone
-// and art do not pull it down and a few specks of pure white do not push it up.
-func paperLevel(g *image.Gray) uint8 {
-	var hist [256]int
-	for _, v := range g.Pix {
-		hist[v]++
-	}
-	target := len(g.Pix) * 10 / 100 // the brightest 10 %
-	n := 0
-	for v := 255; v >= 0; v-- {
-		n += hist[v]
-		if n >= target {
-			return uint8(v)
-		}
-	}
-	return 255
-}
+// This file holds the page-level analysis that manga pages need before any OCR: the light
+// regions (bubbles) that enclose lettering, built on raster's connected pieces.
 
 // region is the page model's mask: a set of pixels inside a box.
 type region = page.Mask

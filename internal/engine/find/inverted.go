@@ -13,33 +13,36 @@ import (
 // paper and the letters its holes. On the negative every dark area of the art is paper too and
 // its highlights holes (an eye's, a lock of hair's), so a block is kept only where it holds four
 // characters or more, is dark all round its lettering and nothing found on the page itself lies
-// there.
-func invertedBlocks(g *image.Gray, pa *page.Analysis, normal []*page.Block) []*page.Block {
+// there: keep picks those once the page's own blocks are known, so the two searches can run side
+// by side.
+func invertedBlocks(g *image.Gray, pa *page.Analysis) (keep func(normal []*page.Block) []*page.Block) {
 	neg := image.NewGray(g.Bounds())
 	for i, v := range g.Pix {
 		neg.Pix[i] = 255 - v
 	}
-	paper := paperLevel(neg)
+	paper := raster.PaperLevel(neg)
 	if int(paper) < 255-int(pa.InkMax) {
-		return nil // nothing on the page is as dark as its ink: no dark box
+		return func([]*page.Block) []*page.Block { return nil } // nothing on the page is as dark as its ink: no dark box
 	}
 	inkMax := max(min(raster.Otsu(neg), paper-50), 60)
 	npa := &page.Analysis{Gray: neg, Paper: paper, InkMax: inkMax, InkSoft: uint8((int(inkMax) + int(paper)) / 2)}
 	found, _ := detectBlocks(neg, npa, true)
 	pb := g.Bounds()
-	var out []*page.Block
-	for _, tb := range found {
-		if tb.Chars() < 4 || covered(normal, tb.Box, pb) || darkAround(neg, npa, tb) < 0.9 {
-			continue
+	return func(normal []*page.Block) []*page.Block {
+		var out []*page.Block
+		for _, tb := range found {
+			if tb.Chars() < 4 || covered(normal, tb.Box, pb) || darkAround(neg, npa, tb) < 0.9 {
+				continue
+			}
+			// Lettering is set within its box: a dark area that is no box is the art's.
+			if b := tb.Bubble; b != nil && (b.Area*10 < area(b.Box)*9 || area(b.Box)*8 > area(pb)) {
+				tb.Bubble = nil
+			}
+			tb.Paper = color.RGBA{255 - paper, 255 - paper, 255 - paper, 255}
+			out = append(out, tb)
 		}
-		// Lettering is set within its box: a dark area that is no box is the art's.
-		if b := tb.Bubble; b != nil && (b.Area*10 < area(b.Box)*9 || area(b.Box)*8 > area(pb)) {
-			tb.Bubble = nil
-		}
-		tb.Paper = color.RGBA{255 - paper, 255 - paper, 255 - paper, 255}
-		out = append(out, tb)
+		return out
 	}
-	return out
 }
 
 // darkAround is the share of the pixels around and between the lettering of tb (a third of a

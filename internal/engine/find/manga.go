@@ -27,16 +27,18 @@ import (
 func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	g := page.Gray(img)
 	b := g.Bounds()
-	paper := paperLevel(g)
+	paper := raster.PaperLevel(g)
 	inkMax := max(min(raster.Otsu(g), paper-50), 60)
 	pa := &page.Analysis{Gray: g, Paper: paper, InkMax: inkMax, InkSoft: uint8((int(inkMax) + int(paper)) / 2)}
 	var blocks []*page.Block
 	if b.Dy() <= b.Dx()*5/2 {
+		inverted := make(chan func([]*page.Block) []*page.Block, 1)
+		go func() { inverted <- invertedBlocks(g, pa) }()
 		var loose []*page.Block
 		blocks, loose = detectBlocks(g, pa, false)
 		art := artBlocks(g, pa, blocks)
 		blocks = append(blocks, art...)
-		blocks = append(blocks, invertedBlocks(g, pa, blocks)...)
+		blocks = append(blocks, (<-inverted)(blocks)...)
 		// Of the two finders of lettering among texture, the one that knows texture all round
 		// wins where both found something.
 		for _, tb := range loose {
@@ -113,21 +115,37 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 		light.On[i] = v >= lightMin
 	}
 	ll := raster.Label(light, false)
+	var lo *raster.Labels
+	opened := make(chan struct{})
+	go func() {
+		defer close(opened)
+		if !negative {
+			lo = raster.Opened(light, 2)
+		}
+	}()
 
 	minChar, maxChar := max(7, long/260), long/7
 	minRegion := 4 * minChar * minChar
-	for i, c := range ll.Comps {
+	// The areas are read side by side (each reads the page and writes only its own answer),
+	// and their blocks gathered in the areas' order.
+	type answer struct{ found, apart []*page.Block }
+	answers := make([]answer, len(ll.Comps))
+	raster.Parallel(len(ll.Comps), func(i int) {
+		c := ll.Comps[i]
 		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar {
-			continue
+			return
 		}
 		n := int32(i + 1)
 		filled := filledRegion(ll, n)
 		if filled.Area-c.Area < minChar*minChar/2 {
-			continue // nothing inside it
+			return // nothing inside it
 		}
-		found, apart := blocksInRegion(g, ll, n, filled, pa, minChar, maxChar, !negative)
-		blocks, loose = append(blocks, found...), append(loose, apart...)
+		answers[i].found, answers[i].apart = blocksInRegion(g, ll, n, filled, pa, minChar, maxChar, !negative)
+	})
+	for _, a := range answers {
+		blocks, loose = append(blocks, a.found...), append(loose, a.apart...)
 	}
+	<-opened
 	if negative {
 		return blocks, loose
 	}
@@ -138,7 +156,6 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 	// of a larger area. What the larger area gave inside the body's balloon, or over it and
 	// larger (art across the panel), gives way to it; what smaller runs out of it (a column
 	// crossing a panel's lines) was found whole and stays.
-	lo := raster.Opened(light, 2)
 	in := make([]int32, len(lo.Comps)) // the area of ll each body lies in
 	for i, id := range lo.ID {
 		if id != 0 && in[id-1] == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 
 	"github.com/vtsproject/vts/internal/engine"
@@ -82,11 +83,16 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	// Clean every translated block first, so that lettering never lands on a neighbour's
 	// glyphs, then keep a copy of the clean page for teams that letter by hand.
 	rd.erase(pg)
-	var cleaned []byte
+	var cleaned chan encoded
 	if rd.proofread() {
-		if cleaned, err = encodeLike(img, format); err != nil {
-			return nil, err
-		}
+		// The copy is encoded while the page is lettered and encoded: on a large page each
+		// encoding takes as long as the lettering, and there is a second core for it.
+		clean := &image.RGBA{Pix: slices.Clone(img.Pix), Stride: img.Stride, Rect: img.Rect}
+		cleaned = make(chan encoded, 1)
+		go func() {
+			data, err := encodeLike(clean, format)
+			cleaned <- encoded{data, err}
+		}()
 	}
 	n := letter.Letter(pg, e.fonts)
 	for i := range pg.Blocks {
@@ -102,8 +108,20 @@ func (e *Engine) Translate(ctx context.Context, req engine.Request) (*engine.Res
 	if err != nil {
 		return nil, err
 	}
-	resp.Cleaned = cleaned
+	if cleaned != nil {
+		c := <-cleaned
+		if c.err != nil {
+			return nil, c.err
+		}
+		resp.Cleaned = c.data
+	}
 	return resp, nil
+}
+
+// encoded is an image encoded elsewhere, or why it could not be.
+type encoded struct {
+	data []byte
+	err  error
 }
 
 // readPage finds and reads the page with the reader the plan picks: manga lettering whenever a

@@ -1,5 +1,5 @@
 // Package raster provides the pixel primitives the engine's stages share: grey-level
-// statistics, binary images and their connected pieces and the small ones near a box, box
+// statistics, work on a page's parts side by side, binary images and their connected pieces and the small ones near a box, box
 // filters over images and masks, the shape of a set of pixels, clustering, and a screentone's
 // lattice of dots.
 package raster
@@ -7,7 +7,10 @@ package raster
 import (
 	"image"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // Otsu is the threshold that best separates the histogram of g into two classes.
@@ -42,6 +45,39 @@ func Otsu(g *image.Gray) uint8 {
 	return uint8(thresh)
 }
 
+// PaperLevel estimates the brightness of a page's paper: a high percentile, so that ink, tone
+// and art do not pull it down and a few specks of pure white do not push it up.
+func PaperLevel(g *image.Gray) uint8 {
+	var hist [256]int
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	target := len(g.Pix) * 10 / 100 // the brightest 10 %
+	n := 0
+	for v := 255; v >= 0; v-- {
+		n += hist[v]
+		if n >= target {
+			return uint8(v)
+		}
+	}
+	return 255
+}
+
+// Parallel calls f(i) for every i < n on as many goroutines as the process may run at once, and
+// returns when all have returned. Each call must write only its own i's answer.
+func Parallel(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // BoxBlur averages g over a (2r+1)² window with running sums, so its cost does not grow with r.
 // Screentone and hatching average out into grey while paper stays white, which is what tells a
 // bubble on tone from the tone around it.
@@ -60,16 +96,23 @@ func BoxBlur(g *image.Gray, r int) *image.Gray {
 			acc += int32(row[clamp(x+r+1, 0, w-1)]) - int32(row[clamp(x-r, 0, w-1)])
 		}
 	}
+	// Down the columns, a row at a time: one running sum per column, so that memory is read in
+	// order (a page is too large for its columns to stay in cache).
 	out := image.NewGray(image.Rect(0, 0, w, h))
 	n := int32((2*r + 1) * (2*r + 1))
-	for x := 0; x < w; x++ {
-		var acc int32
-		for y := -r; y <= r; y++ {
-			acc += tmp[clamp(y, 0, h-1)*w+x]
+	acc := make([]int32, w)
+	for y := -r; y <= r; y++ {
+		row := tmp[clamp(y, 0, h-1)*w:][:w]
+		for x, v := range row {
+			acc[x] += v
 		}
-		for y := 0; y < h; y++ {
-			out.Pix[y*w+x] = uint8(acc / n)
-			acc += tmp[clamp(y+r+1, 0, h-1)*w+x] - tmp[clamp(y-r, 0, h-1)*w+x]
+	}
+	for y := 0; y < h; y++ {
+		dst := out.Pix[y*w:][:w]
+		in, gone := tmp[clamp(y+r+1, 0, h-1)*w:][:w], tmp[clamp(y-r, 0, h-1)*w:][:w]
+		for x := range dst {
+			dst[x] = uint8(acc[x] / n)
+			acc[x] += in[x] - gone[x]
 		}
 	}
 	return out
@@ -80,35 +123,69 @@ func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 // SquareFilter shrinks (all) or grows (!all) the w×h mask m by a square of radius r, as two
 // passes of running counts, so that its cost does not grow with r. Outside the mask is off.
 func SquareFilter(m []bool, w, h, r int, all bool) []bool {
-	pass := func(src []bool, n, stride, lines, step int) []bool {
-		out := make([]bool, len(src))
-		for l := range lines {
-			base := l * step
-			count := 0
-			// count holds the pixels on among [i-r, i+r] of the line.
-			for k := 0; k < min(r, n); k++ {
-				if src[base+k*stride] {
-					count++
-				}
+	// Along the rows, then down the columns a row at a time with a count per column, so that
+	// memory is read in order either way.
+	across := make([]bool, len(m))
+	for y := range h {
+		src, out := m[y*w:][:w], across[y*w:][:w]
+		count := 0 // the pixels on among [x-r, x+r] of the row
+		for x := 0; x < min(r, w); x++ {
+			if src[x] {
+				count++
 			}
-			for i := range n {
-				if j := i + r; j < n && src[base+j*stride] {
-					count++
-				}
-				if j := i - r - 1; j >= 0 && src[base+j*stride] {
-					count--
-				}
-				span := min(n-1, i+r) - max(0, i-r) + 1
-				if all {
-					out[base+i*stride] = count == 2*r+1 && span == 2*r+1
-				} else {
-					out[base+i*stride] = count > 0
+		}
+		for x := range w {
+			if j := x + r; j < w && src[j] {
+				count++
+			}
+			if j := x - r - 1; j >= 0 && src[j] {
+				count--
+			}
+			if all {
+				out[x] = count == 2*r+1 && min(w-1, x+r)-max(0, x-r)+1 == 2*r+1
+			} else {
+				out[x] = count > 0
+			}
+		}
+	}
+	res := make([]bool, len(m))
+	count := make([]int32, w)
+	for y := 0; y < min(r, h); y++ {
+		for x, on := range across[y*w:][:w] {
+			if on {
+				count[x]++
+			}
+		}
+	}
+	for y := range h {
+		if j := y + r; j < h {
+			for x, on := range across[j*w:][:w] {
+				if on {
+					count[x]++
 				}
 			}
 		}
-		return out
+		if j := y - r - 1; j >= 0 {
+			for x, on := range across[j*w:][:w] {
+				if on {
+					count[x]--
+				}
+			}
+		}
+		out := res[y*w:][:w]
+		if all {
+			if min(h-1, y+r)-max(0, y-r)+1 == 2*r+1 {
+				for x, c := range count {
+					out[x] = c == int32(2*r+1)
+				}
+			}
+		} else {
+			for x, c := range count {
+				out[x] = c > 0
+			}
+		}
 	}
-	return pass(pass(m, w, 1, h, w), h, w, w, 1)
+	return res
 }
 
 // Moments are the sums that give a piece's direction and elongation.
@@ -217,40 +294,60 @@ type Labels struct {
 // Label finds the 8-connected (or 4-connected) components of the on pixels of m with a scanline
 // flood fill.
 func Label(m *Bitmap, eight bool) *Labels {
-	l := &Labels{W: m.W, H: m.H, ID: make([]int32, m.W*m.H)}
+	w, h := m.W, m.H
+	l := &Labels{W: w, H: h, ID: make([]int32, w*h)}
+	on, id := m.On, l.ID
+	reach := 0 // how far past a run's ends its neighbours in the rows above and below lie
+	if eight {
+		reach = 1
+	}
 	var stack []int
-	for start, on := range m.On {
-		if !on || l.ID[start] != 0 {
+	for start, set := range on {
+		if !set || id[start] != 0 {
 			continue
 		}
 		n := int32(len(l.Comps) + 1)
-		c := Component{Box: image.Rect(start%m.W, start/m.W, start%m.W+1, start/m.W+1)}
+		x0, y0 := start%w, start/w
+		minX, maxX, minY, maxY, area := x0, x0, y0, y0, 0
 		stack = append(stack[:0], start)
-		l.ID[start] = n
 		for len(stack) > 0 {
 			i := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			x, y := i%m.W, i/m.W
-			c.Area++
-			c.Box = c.Box.Union(image.Rect(x, y, x+1, y+1))
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					if (dx == 0 && dy == 0) || (!eight && dx != 0 && dy != 0) {
-						continue
+			if id[i] != 0 {
+				continue // a run already taken from another seed
+			}
+			// The whole run of the row through i, then one seed for each run of unlabelled
+			// pixels in the rows above and below that touches it.
+			y := i / w
+			row := y * w
+			xl, xr := i-row, i-row
+			for xl > 0 && on[row+xl-1] && id[row+xl-1] == 0 {
+				xl--
+			}
+			for xr < w-1 && on[row+xr+1] && id[row+xr+1] == 0 {
+				xr++
+			}
+			for k := row + xl; k <= row+xr; k++ {
+				id[k] = n
+			}
+			area += xr - xl + 1
+			minX, maxX, minY, maxY = min(minX, xl), max(maxX, xr), min(minY, y), max(maxY, y)
+			lo, hi := max(0, xl-reach), min(w-1, xr+reach)
+			for _, ny := range [2]int{y - 1, y + 1} {
+				if ny < 0 || ny >= h {
+					continue
+				}
+				nrow, inRun := ny*w, false
+				for k := nrow + lo; k <= nrow+hi; k++ {
+					free := on[k] && id[k] == 0
+					if free && !inRun {
+						stack = append(stack, k)
 					}
-					nx, ny := x+dx, y+dy
-					if nx < 0 || ny < 0 || nx >= m.W || ny >= m.H {
-						continue
-					}
-					j := ny*m.W + nx
-					if m.On[j] && l.ID[j] == 0 {
-						l.ID[j] = n
-						stack = append(stack, j)
-					}
+					inRun = free
 				}
 			}
 		}
-		l.Comps = append(l.Comps, c)
+		l.Comps = append(l.Comps, Component{Box: image.Rect(minX, minY, maxX+1, maxY+1), Area: area})
 	}
 	return l
 }
@@ -261,114 +358,6 @@ func Gap(a, b image.Rectangle) int {
 	dx := max(0, max(a.Min.X, b.Min.X)-min(a.Max.X, b.Max.X))
 	dy := max(0, max(a.Min.Y, b.Min.Y)-min(a.Max.Y, b.Max.Y))
 	return max(dx, dy)
-}
-
-// Tone is a screentone's lattice of dots: dot (i, j) is centred at Origin + i·U + j·V.
-type Tone struct{ Origin, U, V [2]float64 }
-
-// FitTone fits a lattice to the centres of a tone's dots, read from around ref (the dot nearest
-// it sets the origin): the two shortest steps between dots that are not parallel, refined by
-// least squares over every centre that lies near a lattice point. ok is false when the centres
-// make no lattice (fewer than six, or all in a line).
-func FitTone(centres [][2]float64, ref [2]float64) (t Tone, ok bool) {
-	if len(centres) < 6 {
-		return t, false
-	}
-	d2 := func(a, b [2]float64) float64 { return (a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) }
-	norm2 := func(s [2]float64) float64 { return d2(s, [2]float64{}) }
-	o := centres[0]
-	for _, c := range centres {
-		if d2(c, ref) < d2(o, ref) {
-			o = c
-		}
-	}
-	var u, v [2]float64
-	for _, c := range centres {
-		if s := [2]float64{c[0] - o[0], c[1] - o[1]}; norm2(s) > 1 && (u == [2]float64{} || norm2(s) < norm2(u)) {
-			u = s
-		}
-	}
-	lu := math.Sqrt(norm2(u))
-	for _, c := range centres {
-		s := [2]float64{c[0] - o[0], c[1] - o[1]}
-		ls := math.Sqrt(norm2(s))
-		// Steps more than 30° from u either way.
-		if ls > 1 && math.Abs(s[0]*u[0]+s[1]*u[1]) < ls*lu*math.Cos(math.Pi/6) && (v == [2]float64{} || ls*ls < norm2(v)) {
-			v = s
-		}
-	}
-	t = Tone{Origin: o, U: u, V: v}
-	if lu == 0 || v == [2]float64{} {
-		return t, false
-	}
-	// Least squares of x (and y) = origin + i·U + j·V over the centres near a lattice point.
-	var m [3][3]float64
-	var bx, by [3]float64
-	n := 0
-	for _, c := range centres {
-		i, j := t.index(c[0], c[1])
-		p := t.At(i, j)
-		if d2(p, c) > lu*lu/16 {
-			continue
-		}
-		row := [3]float64{1, float64(i), float64(j)}
-		for a := range 3 {
-			for b := range 3 {
-				m[a][b] += row[a] * row[b]
-			}
-			bx[a] += row[a] * c[0]
-			by[a] += row[a] * c[1]
-		}
-		n++
-	}
-	if n < 6 {
-		return t, false
-	}
-	sx, okx := solve3(m, bx)
-	sy, oky := solve3(m, by)
-	if !okx || !oky {
-		return t, true // the first guess stands
-	}
-	return Tone{Origin: [2]float64{sx[0], sy[0]}, U: [2]float64{sx[1], sy[1]}, V: [2]float64{sx[2], sy[2]}}, true
-}
-
-// At is the centre of dot (i, j).
-func (t Tone) At(i, j int) [2]float64 {
-	return [2]float64{t.Origin[0] + float64(i)*t.U[0] + float64(j)*t.V[0], t.Origin[1] + float64(i)*t.U[1] + float64(j)*t.V[1]}
-}
-
-// index is the dot whose centre is nearest (x, y), in lattice steps.
-func (t Tone) index(x, y float64) (i, j int) {
-	det := t.U[0]*t.V[1] - t.U[1]*t.V[0]
-	dx, dy := x-t.Origin[0], y-t.Origin[1]
-	a := (dx*t.V[1] - dy*t.V[0]) / det
-	b := (t.U[0]*dy - t.U[1]*dx) / det
-	return int(math.Round(a)), int(math.Round(b))
-}
-
-// Nearest is the centre of the dot nearest (x, y), and its index.
-func (t Tone) Nearest(x, y float64) (c [2]float64, i, j int) {
-	i, j = t.index(x, y)
-	return t.At(i, j), i, j
-}
-
-// solve3 solves m·s = b by Cramer's rule; ok is false when m is singular.
-func solve3(m [3][3]float64, b [3]float64) (s [3]float64, ok bool) {
-	det := func(a [3][3]float64) float64 {
-		return a[0][0]*(a[1][1]*a[2][2]-a[1][2]*a[2][1]) - a[0][1]*(a[1][0]*a[2][2]-a[1][2]*a[2][0]) + a[0][2]*(a[1][0]*a[2][1]-a[1][1]*a[2][0])
-	}
-	d := det(m)
-	if math.Abs(d) < 1e-9 {
-		return s, false
-	}
-	for k := range 3 {
-		mk := m
-		for r := range 3 {
-			mk[r][k] = b[r]
-		}
-		s[k] = det(mk) / d
-	}
-	return s, true
 }
 
 // Neighbours finds the small pieces near a box through a grid of their corners.
@@ -404,53 +393,6 @@ func (n *Neighbours) Each(r image.Rectangle, reach int, f func(j int)) {
 	}
 }
 
-// Stuck tells the pixels of the tone's dots, of radius r, that other ink (lettering drawn over
-// the tone without a halo) has joined: within r of a dot's centre, where the dot is there (most
-// of its disk is ink) and paper mostly surrounds it (under half of a ring just outside it is
-// ink, its neighbours' disks aside, and that ink on one side). Under a stroke that ring is ink
-// on opposite sides, and the dot is left to the stroke.
-func (t Tone) Stuck(r float64, ink func(x, y int) bool) func(x, y int) bool {
-	dist := func(x, y int, c [2]float64) float64 { return math.Hypot(float64(x)-c[0], float64(y)-c[1]) }
-	memo := map[[2]int]bool{}
-	stuck := func(i, j int) bool {
-		if v, ok := memo[[2]int{i, j}]; ok {
-			return v
-		}
-		c := t.At(i, j)
-		disk, in, ring, out := 0, 0, 0, 0
-		var sx, sy float64 // the sum of the directions to the ring's ink
-		for y := int(math.Floor(c[1] - r - 3)); y <= int(math.Ceil(c[1]+r+3)); y++ {
-			for x := int(math.Floor(c[0] - r - 3)); x <= int(math.Ceil(c[0]+r+3)); x++ {
-				switch d := dist(x, y, c); {
-				case d <= r:
-					disk++
-					if ink(x, y) {
-						in++
-					}
-				case d > r+1.5 && d <= r+3:
-					if o, oi, oj := t.Nearest(float64(x), float64(y)); (oi != i || oj != j) && dist(x, y, o) <= r+1 {
-						continue
-					}
-					ring++
-					if ink(x, y) {
-						out++
-						sx, sy = sx+(float64(x)-c[0])/d, sy+(float64(y)-c[1])/d
-					}
-				}
-			}
-		}
-		// Ink on one side is what the dot is stuck to; ink on opposite sides is a stroke that
-		// runs through it.
-		v := in*10 >= disk*7 && out*2 < ring && math.Hypot(sx, sy) >= float64(out)/2
-		memo[[2]int{i, j}] = v
-		return v
-	}
-	return func(x, y int) bool {
-		c, i, j := t.Nearest(float64(x), float64(y))
-		return dist(x, y, c) <= r+0.7 && stuck(i, j)
-	}
-}
-
 // Opened labels the 4-connected components of m opened by a square of radius r (so that paper
 // joined only through gaps narrower than 2r+1 falls apart), then gives the on pixels of m the
 // opening took the label of an opened pixel within r across, then down: each area keeps its
@@ -458,27 +400,52 @@ func (t Tone) Stuck(r float64, ink func(x, y int) bool) func(x, y int) bool {
 func Opened(m *Bitmap, r int) *Labels {
 	w, h := m.W, m.H
 	l := Label(&Bitmap{W: w, H: h, On: SquareFilter(SquareFilter(m.On, w, h, r, true), w, h, r, false)}, false)
-	// Across (lines of w pixels one apart, h of them w apart), then down.
-	for _, d := range [...]struct{ step, n, along, lines int }{{1, w, w, h}, {w, h, 1, w}} {
-		step, n, along, lines := d.step, d.n, d.along, d.lines
-		next := slices.Clone(l.ID)
-		for line := range lines {
-			base := line * along
-			for k := range n {
-				i := base + k*step
-				if !m.On[i] || l.ID[i] != 0 {
-					continue
-				}
-				for o := 1; o <= r && next[i] == 0; o++ {
-					if k-o >= 0 && l.ID[i-o*step] != 0 {
-						next[i] = l.ID[i-o*step]
-					} else if k+o < n && l.ID[i+o*step] != 0 {
-						next[i] = l.ID[i+o*step]
-					}
+	// Each pass reads the labels as they were before it (a pixel takes a label from within r,
+	// not from a neighbour that has just taken one) from copies of the few rows it needs, and
+	// writes in place.
+	// Across: each row from its own copy.
+	old := make([]int32, w)
+	for y := range h {
+		row := l.ID[y*w:][:w]
+		copy(old, row)
+		for x, id := range old {
+			if id != 0 || !m.On[y*w+x] {
+				continue
+			}
+			for o := 1; o <= r; o++ {
+				if x-o >= 0 && old[x-o] != 0 {
+					row[x] = old[x-o]
+					break
+				} else if x+o < w && old[x+o] != 0 {
+					row[x] = old[x+o]
+					break
 				}
 			}
 		}
-		l.ID = next
+	}
+	// Down: the rows above from a ring of copies of the last r+1, those below not yet written.
+	ring := make([][]int32, r+1)
+	for k := range ring {
+		ring[k] = make([]int32, w)
+	}
+	for y := range h {
+		row := l.ID[y*w:][:w]
+		cur := ring[y%(r+1)]
+		copy(cur, row)
+		for x, id := range cur {
+			if id != 0 || !m.On[y*w+x] {
+				continue
+			}
+			for o := 1; o <= r; o++ {
+				if y-o >= 0 && ring[(y-o)%(r+1)][x] != 0 {
+					row[x] = ring[(y-o)%(r+1)][x]
+					break
+				} else if y+o < h && l.ID[(y+o)*w+x] != 0 {
+					row[x] = l.ID[(y+o)*w+x]
+					break
+				}
+			}
+		}
 	}
 	return l
 }
