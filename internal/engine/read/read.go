@@ -25,8 +25,8 @@ import (
 // Reading manga lettering. Each line (column or row) is read as its own crop, prepared the way
 // Tesseract's CJK models read best: only the line's own ink (no bubble outline, no tail, no
 // furigana), black on white, scaled so a character is about readPx tall, padded. All crops of a
-// page go to one Tesseract process as a list of images, so the large CJK models load once per
-// page; lines read with doubt get a second look in a preparation that keeps the ink's grey
+// page go to one Tesseract process as a list of images, one that loaded its model while the page
+// was being found (warm.go); lines read with doubt get a second look in a preparation that keeps the ink's grey
 // anti-aliasing, and the reading with the better confidence is kept.
 
 // readPx is the character size crops are scaled to. Tesseract's LSTM models see text lines
@@ -263,8 +263,8 @@ func score(r page.Reading) float64 {
 	return r.Conf
 }
 
-// readMany runs one Tesseract process over several images (a list file, one "page" per image)
-// and returns each image's text with its confidence.
+// readMany runs one Tesseract process over several images (a list of files, one "page" per
+// image) and returns each image's text with its confidence.
 func (t *Tesseract) readMany(ctx context.Context, imgs []*image.Gray, model string, psm int) ([]page.Reading, error) {
 	dir, err := os.MkdirTemp("", "vts-ocr-")
 	if err != nil {
@@ -279,12 +279,8 @@ func (t *Tesseract) readMany(ctx context.Context, imgs []*image.Gray, model stri
 		}
 		list.WriteString(p + "\n")
 	}
-	listPath := filepath.Join(dir, "list.txt")
-	if err := os.WriteFile(listPath, []byte(list.String()), 0o600); err != nil {
-		return nil, fmt.Errorf("writing OCR list: %w", err)
-	}
-	out, err := t.runFile(ctx, listPath, "-l", model, "--psm", strconv.Itoa(psm), "--dpi", "300",
-		"-c", "preserve_interword_spaces=1", "tsv")
+	out, err := t.readList(ctx, list.String(), []string{"-l", model, "--psm", strconv.Itoa(psm), "--dpi", "300",
+		"-c", "preserve_interword_spaces=1", "tsv"})
 	if err != nil {
 		return nil, err
 	}

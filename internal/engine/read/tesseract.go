@@ -71,12 +71,6 @@ func (t *Tesseract) run(ctx context.Context, img *image.Gray, args ...string) ([
 	return t.exec(ctx, "stdin", bytes.NewReader(encodePGM(img)), args)
 }
 
-// runFile has tesseract read input, an image or a list file of images (one per line), which
-// loads the language models once for all of them.
-func (t *Tesseract) runFile(ctx context.Context, input string, args ...string) ([]byte, error) {
-	return t.exec(ctx, input, nil, args)
-}
-
 func (t *Tesseract) exec(ctx context.Context, input string, stdin io.Reader, args []string) ([]byte, error) {
 	if err := t.acquire(ctx); err != nil {
 		return nil, err
