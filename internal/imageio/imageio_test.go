@@ -160,3 +160,56 @@ func FuzzInspect(f *testing.F) {
 		}
 	})
 }
+
+// A page all in grey comes back as greyscale, the same pixels in a smaller file; one coloured
+// pixel keeps the page in colour.
+func TestEncodeWritesAGreyPageAsGreyscale(t *testing.T) {
+	const w, h = 120, 90
+	page := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			v := uint8((x*7 + y*3) % 256)
+			page.SetRGBA(x, y, color.RGBA{v, v, v, 255})
+		}
+	}
+	for _, format := range []string{PNG, JPEG} {
+		data, err := EncodeBytes(page, format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := image.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, ok := got.(*image.Gray)
+		if !ok {
+			t.Fatalf("%s: a grey page decodes as %T, want greyscale", format, got)
+		}
+		if format == PNG {
+			for i, v := range g.Pix {
+				if want := page.Pix[(i/w)*page.Stride+4*(i%w)]; v != want {
+					t.Fatalf("pixel %d is %d, want %d", i, v, want)
+				}
+			}
+			var rgba bytes.Buffer
+			if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&rgba, page); err != nil {
+				t.Fatal(err)
+			}
+			if len(data) >= rgba.Len() {
+				t.Errorf("the greyscale PNG is %d bytes, the colour one %d", len(data), rgba.Len())
+			}
+		}
+	}
+	page.SetRGBA(5, 5, color.RGBA{200, 10, 10, 255})
+	data, err := EncodeBytes(page, PNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := got.At(5, 5).RGBA(); r>>8 != 200 || g>>8 != 10 || b>>8 != 10 {
+		t.Fatalf("the coloured pixel came back as %d,%d,%d", r>>8, g>>8, b>>8)
+	}
+}
