@@ -205,6 +205,10 @@ func (b *browser) newPage(width, height int) *page {
 		p.call(domain, nil, nil)
 	}
 	p.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil)
+	// A reader who asks for less motion, as the tests do: the page scrolls at once, so a point a
+	// test clicks, computed from where the page is drawn, is not moving (a smooth scroll that
+	// paused under load for two looks at it moved on, and the click missed its block).
+	p.call("Emulation.setEmulatedMedia", map[string]any{"features": []map[string]string{{"name": "prefers-reduced-motion", "value": "reduce"}}}, nil)
 	return p
 }
 

@@ -74,7 +74,9 @@ async function openEditor(r) {
   $('editor-note').textContent = 'Loading the transcript…';
   showEditorImage();
   renderEditor();
-  $('editor').scrollIntoView({ behavior: 'smooth', block: 'start' });
+  // Smooth, unless the reader asked for less motion.
+  const motion = window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth';
+  $('editor').scrollIntoView({ behavior: motion, block: 'start' });
   const t = await loadTranscript(r, gen);
   if (!t) return;
   takeTranscript(t);
