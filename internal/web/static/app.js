@@ -33,6 +33,12 @@ const LOW_CONFIDENCE = 0.6;
 
 const $ = (id) => document.getElementById(id);
 
+// bringIntoView brings a part of the page into view: smoothly, unless the reader asked for less motion.
+function bringIntoView(node) {
+  const reduce = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  node.scrollIntoView({ behavior: reduce ? 'auto' : 'smooth', block: 'start' });
+}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -375,7 +381,7 @@ function follow(jobId) {
   $('job-actions').hidden = true;
   hideError($('job-error'));
   resetDelete();
-  section.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  bringIntoView(section);
 
   const source = new EventSource('/api/jobs/' + encodeURIComponent(jobId) + '/events');
   state.job.source = source;

@@ -74,9 +74,7 @@ async function openEditor(r) {
   $('editor-note').textContent = 'Loading the transcript…';
   showEditorImage();
   renderEditor();
-  // Smooth, unless the reader asked for less motion.
-  const motion = window.matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth';
-  $('editor').scrollIntoView({ behavior: motion, block: 'start' });
+  bringIntoView($('editor'));
   const t = await loadTranscript(r, gen);
   if (!t) return;
   takeTranscript(t);
