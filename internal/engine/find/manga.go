@@ -115,14 +115,16 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 		light.On[i] = v >= lightMin
 	}
 	ll := raster.Label(light, false)
-	var lo *raster.Labels
+	var lo *raster.Labels // the light opened, for the bodies below; the negative has none
 	opened := make(chan struct{})
-	go func() {
-		defer close(opened)
-		if !negative {
+	if negative {
+		close(opened)
+	} else {
+		go func() {
+			defer close(opened)
 			lo = raster.Opened(light, 2)
-		}
-	}()
+		}()
+	}
 
 	minChar, maxChar := max(7, long/260), long/7
 	minRegion := 4 * minChar * minChar

@@ -26,8 +26,8 @@ import (
 // Tesseract's CJK models read best: only the line's own ink (no bubble outline, no tail, no
 // furigana), black on white, scaled so a character is about readPx tall, padded. All crops of a
 // page go to one Tesseract process as a list of images, one that loaded its model while the page
-// was being found (warm.go); lines read with doubt get a second look in a preparation that keeps the ink's grey
-// anti-aliasing, and the reading with the better confidence is kept.
+// was being found (warm.go); lines read with doubt get a second look in a preparation that keeps
+// the ink's grey anti-aliasing, and the reading with the better confidence is kept.
 
 // readPx is the character size crops are scaled to. Tesseract's LSTM models see text lines
 // normalised to a fixed height; around 48 px they stop losing detail of dense kanji.

@@ -87,9 +87,14 @@ func (t *Tesseract) exec(ctx context.Context, input string, stdin io.Reader, arg
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("running %s %s: %w: %s", t.path, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, t.failed(args, err, stderr.String())
 	}
 	return stdout.Bytes(), nil
+}
+
+// failed says which run of Tesseract failed, how, and what it printed about it.
+func (t *Tesseract) failed(args []string, err error, stderr string) error {
+	return fmt.Errorf("running %s %s: %w: %s", t.path, strings.Join(args, " "), err, strings.TrimSpace(stderr))
 }
 
 // Words runs recognition with page segmentation mode psm and returns the words of the TSV.

@@ -43,7 +43,7 @@ func (t *Tesseract) start(argv []string) (*warm, error) {
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("starting %s: %w", t.path, err)
 	}
 	w.stdin = in
 	go func() { w.done <- cmd.Wait() }()
@@ -60,20 +60,20 @@ func (t *Tesseract) readList(ctx context.Context, list string, args []string) ([
 	t.runs.Add(1)
 	argv := append(append(t.baseArgs(), "stdin", "stdout"), args...)
 	key := t.path + "\x00" + strings.Join(argv, "\x00")
-	w, waited := takeIdle(key), true
-	if w == nil {
-		var err error
+	w := takeIdle(key)
+	waited := w != nil
+	var err error
+	if !waited {
 		if w, err = t.start(argv); err != nil {
-			return nil, fmt.Errorf("starting %s: %w", t.path, err)
+			return nil, err
 		}
-		waited = false
 	}
 	t.warmUp(key, argv)
 	out, err := t.feed(ctx, w, list, args)
 	if err != nil && waited && ctx.Err() == nil {
 		// One that waited may have been stopped meanwhile: a new one reads the list.
 		if w, err = t.start(argv); err != nil {
-			return nil, fmt.Errorf("starting %s: %w", t.path, err)
+			return nil, err
 		}
 		out, err = t.feed(ctx, w, list, args)
 	}
@@ -94,7 +94,7 @@ func (t *Tesseract) feed(ctx context.Context, w *warm, list string, args []strin
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("running %s %s: %w: %s", t.path, strings.Join(args, " "), err, strings.TrimSpace(w.stderr.String()))
+		return nil, t.failed(args, err, w.stderr.String())
 	}
 	return w.stdout.Bytes(), nil
 }
