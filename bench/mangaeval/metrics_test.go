@@ -233,6 +233,12 @@ func TestTally(t *testing.T) {
 	if tl.meanSeconds() != 5.5 || tl.percentile(90) != 9 || math.Abs(tl.pagesPerSecond()-10.0/55) > 1e-9 {
 		t.Errorf("mean %v p90 %v pages/s %v", tl.meanSeconds(), tl.percentile(90), tl.pagesPerSecond())
 	}
+	// What the engine sent for translation that matches no annotated text is counted apart.
+	var sent tally
+	sent.add(pageResult{Oracle: []exchange{{Source: "お前は何者だ？", Answer: "Who are you?"}, {Source: "エキ"}, {Source: "ンクァ"}}})
+	if sent.Sent != 3 || sent.Unmatched != 2 {
+		t.Errorf("sent %d, unmatched %d; want 3, 2", sent.Sent, sent.Unmatched)
+	}
 	// A failed page's bubbles count as not emptied.
 	var f tally
 	f.add(pageResult{Error: "boom", Bubbles: []bubbleResult{{Scored: true, Reading: reading{CER: 1}}}})

@@ -11,14 +11,17 @@ import (
 
 // tally adds up the scores of dialogue bubbles.
 type tally struct {
-	Pages, Failed    int
-	Bubbles, Read    int
-	CER              float64 // sum over bubbles
-	WordsTotal       int
-	WordsFound       int
-	Measured         int // bubbles whose emptying could be measured
-	Emptied          int
-	Blocks, Extra    int
+	Pages, Failed int
+	Bubbles, Read int
+	CER           float64 // sum over bubbles
+	WordsTotal    int
+	WordsFound    int
+	Measured      int // bubbles whose emptying could be measured
+	Emptied       int
+	Blocks, Extra int
+	// Sent and Unmatched count the blocks sent to the translator and those of them that match
+	// no annotated text, to which the oracle answers nothing.
+	Sent, Unmatched  int
 	Seconds          []float64
 	BaselineSeconds  float64
 	Transcripts      int
@@ -32,6 +35,12 @@ func (t *tally) add(r pageResult) {
 	}
 	t.Blocks += r.Blocks
 	t.Extra += r.ExtraBlocks
+	for _, x := range r.Oracle {
+		t.Sent++
+		if x.Answer == "" {
+			t.Unmatched++
+		}
+	}
 	t.Seconds = append(t.Seconds, r.Seconds)
 	t.BaselineSeconds += r.BaselineSeconds
 	if r.Transcript {
@@ -193,6 +202,7 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 		}
 		if t.Transcripts > 0 {
 			notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks; %d transcript blocks lay on no annotated lettering.", src, t.Blocks, t.Extra))
+			notes = append(notes, fmt.Sprintf("%s: of %d blocks sent to the translator, %d matched no annotated text: art or a misreading taken for lettering, which the oracle leaves untranslated and a real translator would have painted over.", src, t.Sent, t.Unmatched))
 		} else {
 			notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks.", src, t.Blocks))
 		}

@@ -119,11 +119,14 @@ func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
 	}
 	blocks = append(blocks, column(500, 40, 7, false), column(600, 90, 3, false))
 	readings = append(readings, read, read)
-	sfx := soundEffects(blocks, readings)
+	if d := dialogueChar(blocks, readings); d != 40 {
+		t.Errorf("the dialogue's characters measured %d px, want 40", d)
+	}
+	sfx := soundEffects(blocks, dialogueChar(blocks, readings))
 	if n := len(blocks); sfx[n-2] || !sfx[n-1] {
 		t.Errorf("free text at the dialogue's size marked sfx %v, at twice it %v; want false, true", sfx[n-2], sfx[n-1])
 	}
-	if sfx := soundEffects(blocks[8:], readings[8:]); slices.Contains(sfx, true) {
+	if sfx := soundEffects(blocks[8:], dialogueChar(blocks[8:], readings[8:])); slices.Contains(sfx, true) {
 		t.Errorf("with no dialogue read, sound effects marked %v", sfx)
 	}
 }

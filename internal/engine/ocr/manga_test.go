@@ -134,6 +134,11 @@ func TestMangaPageIsFoundReadTranslatedAndLettered(t *testing.T) {
 	if !strings.Contains(sys, "田中 = Tanaka-san") || !strings.Contains(sys, "Japanese") {
 		t.Errorf("system prompt lacks the glossary or the language: %q", sys)
 	}
+	// A speck of art read as kana and sent anyway is the model's to refuse, with "", which
+	// leaves it as drawn.
+	if !strings.Contains(sys, `OCR noise from the artwork`) || !strings.Contains(sys, `gets ""`) {
+		t.Errorf("system prompt does not ask for \"\" for OCR noise: %q", sys)
+	}
 	out, _, err := imageio.Decode(resp.Image)
 	if err != nil {
 		t.Fatal(err)

@@ -142,7 +142,8 @@ type chatResponse struct {
 const systemPrompt = `You translate the lettering of a comic or document page from %s to %s.
 The user sends a JSON array of strings: the text blocks of one page in reading order, so earlier blocks are context for later ones.
 Answer with only a JSON array of strings of the same length, the translation of each block at the same index: no commentary, no code fences.
-Keep each translation about as short as the original, since it must fit the same speech bubble. Keep names, sound effects that have no equivalent, and numbers.`
+Keep each translation about as short as the original, since it must fit the same speech bubble. Keep names, sound effects that have no equivalent, and numbers.
+A block that is no text at all but OCR noise from the artwork (a few unrelated kana, letters or symbols that together mean nothing) gets "" instead of a translation: it is then left as drawn.`
 
 const visionPrompt = `
 The blocks were read by OCR, which makes mistakes. After the JSON array come the images of the blocks, one per block in the same order: read each image yourself.
