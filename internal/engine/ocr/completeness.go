@@ -8,9 +8,10 @@ import (
 	"github.com/vtsproject/vts/internal/lang"
 )
 
-// Every block the finder found goes into the transcript, so that a proofreader sees what the
-// machine saw: a block it could not read with confidence is kept as skipped, with its box and
-// why, and left untouched on the page (neither erased nor lettered), for a person to fill in.
+// Every block the finder found goes into the transcript (but specks of art, below), so that a
+// proofreader sees what the machine saw: a block it could not read with confidence is kept as
+// skipped, with its box and why, and left untouched on the page (neither erased nor lettered),
+// for a person to fill in.
 // Sound effects drawn into the art are kept as kind sfx: their translation goes into the
 // transcript only and the art stays as drawn.
 
@@ -52,19 +53,21 @@ func soundEffects(blocks []*page.Block, dialogue int) []bool {
 }
 
 // Specks of art (a highlight in an eye, the light between strands of hair, a fold of cloth) are
-// small paper areas holding small dark shapes, and Tesseract reads a kana or two in them with
-// fair confidence: エキ, ャキ, 一一アーラッ. Lettered over, the art would be painted out. Lettering
-// keeps one size across a page, and what is read at under half the dialogue's size is taken for
-// lettering only when read with near certainty: small asides are set at two thirds of it or
-// more, and on 60 pages of our three sets this rule holds back 26 of the 49 specks of art that
-// reached the translator, and no lettering (docs/BENCHMARKS.md).
+// small paper areas holding small dark shapes, and Tesseract reads a kana or two in them, now
+// and then with fair confidence: エキ, ャキ, 一一アーラッ. Sent to the translator they would be
+// painted over; kept as skipped they crowd the proofreader's list with boxes on the art.
+// Lettering keeps one size across a page (small asides are set at two thirds of the dialogue's
+// size or more), so what is read at under half the dialogue's size is lettering only when read
+// with near certainty, and is otherwise no block at all. On 60 pages of our three sets this
+// leaves out 26 of the 49 specks that reached the translator and 111 of the skipped blocks on no
+// lettering, and no lettering (docs/BENCHMARKS.md).
 const (
 	speckScale   = 0.5
 	minSpeckConf = 0.9
 )
 
-// speck reports whether a block read at conf is likely art: far smaller than the page's
-// dialogue and not read with near certainty.
+// speck reports whether a block read at conf is a speck of art: far smaller than the page's
+// dialogue (dialogueChar) and not read with near certainty.
 func speck(b *page.Block, conf float64, dialogue int) bool {
 	return dialogue > 0 && float64(b.Char) < speckScale*float64(dialogue) && conf < minSpeckConf
 }

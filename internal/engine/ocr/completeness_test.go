@@ -130,3 +130,26 @@ func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
 		t.Errorf("with no dialogue read, sound effects marked %v", sfx)
 	}
 }
+
+// On a page whose dialogue is set at 40 px, kana read at under half that size in a speck of
+// paper (the light in an eye) are art unless read with near certainty; small lettering read
+// with doubt is still lettering, and with no dialogue to compare with nothing is a speck.
+func TestSpecksOfArtAreNotLettering(t *testing.T) {
+	for _, c := range []struct {
+		char     int
+		conf     float64
+		dialogue int
+		want     bool
+	}{
+		{19, 0.84, 40, true},  // エキ in a highlight
+		{19, 0.95, 40, false}, // a small かな read beyond doubt
+		{24, 0.8, 40, false},  // an aside at 0.6 of the dialogue's size
+		{20, 0.6, 40, false},  // half the size is no speck yet
+		{10, 0.3, 0, false},   // no dialogue read on the page
+	} {
+		b := &page.Block{Char: c.char}
+		if got := speck(b, c.conf, c.dialogue); got != c.want {
+			t.Errorf("%d px read at %.2f on a page of %d px dialogue: speck %v, want %v", c.char, c.conf, c.dialogue, got, c.want)
+		}
+	}
+}

@@ -114,7 +114,10 @@ func (r *mangaReader) read(ctx context.Context, img *image.RGBA, p planned) (*pa
 	readable := 0
 	for i, b := range mp.blocks {
 		rd := mp.readings[i]
-		b.ID, b.Kind, b.Lang, b.Status = page.ID(i), page.Free, mp.lang, page.Read
+		if speck(b, rd.Conf, dialogue) {
+			continue // art, not lettering
+		}
+		b.ID, b.Kind, b.Lang, b.Status = page.ID(len(pg.Blocks)), page.Free, mp.lang, page.Read
 		switch {
 		case sfx[i]:
 			b.Kind = page.SFX
@@ -122,7 +125,7 @@ func (r *mangaReader) read(ctx context.Context, img *image.RGBA, p planned) (*pa
 			b.Kind = page.Bubble
 		}
 		b.Source, b.Confidence = read.CleanCJK(rd.Text), round2(rd.Conf)
-		if why := unreadable(b, rd, dialogue); why != "" {
+		if why := unreadable(b, rd); why != "" {
 			b.Status, b.Reason = page.Skipped, why
 		} else {
 			readable++
@@ -151,9 +154,8 @@ func (r *mangaReader) erase(pg *page.Page) {
 // proofread: a manga page is proofread and often lettered by hand, so its cleaned page is kept.
 func (r *mangaReader) proofread() bool { return true }
 
-// unreadable says why a block's reading may not be translated, or "" when it may; dialogue is
-// the character size of the page's dialogue (dialogueChar).
-func unreadable(b *page.Block, r page.Reading, dialogue int) string {
+// unreadable says why a block's reading may not be translated, or "" when it may.
+func unreadable(b *page.Block, r page.Reading) string {
 	switch {
 	case r.Text == "" && !b.WorthReading():
 		return "too small to be lettering outside a bubble"
@@ -161,8 +163,6 @@ func unreadable(b *page.Block, r page.Reading, dialogue int) string {
 		return "read without confidence"
 	case !lang.HasCJK(b.Source):
 		return "not read as Chinese, Japanese or Korean"
-	case speck(b, r.Conf, dialogue):
-		return "far smaller than the page's dialogue and read with doubt: likely art"
 	case b.Bubble == nil && (r.Conf < minFreeConf || len([]rune(b.Source)) < 3):
 		// Outside a bubble, art can pass for a character or two; there only a confident
 		// reading of real length is taken for lettering, so art is never painted over.

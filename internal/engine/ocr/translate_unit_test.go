@@ -40,9 +40,7 @@ func TestTargetSize(t *testing.T) {
 }
 
 // A block whose reading may not be translated says why in the transcript; a confident reading
-// of CJK text in a bubble, or of three characters or more on art, goes to the translator. On a
-// page whose dialogue is set at 40 px, kana read at under half that size in a speck of paper
-// (the light in an eye) go only when read with near certainty.
+// of CJK text in a bubble, or of three characters or more on art, goes to the translator.
 func TestUnreadableSaysWhy(t *testing.T) {
 	bubble := page.NewMask(image.Rect(0, 0, 100, 100))
 	col := []image.Rectangle{image.Rect(40, 10, 60, 90)}
@@ -58,12 +56,9 @@ func TestUnreadableSaysWhy(t *testing.T) {
 		{page.Block{Source: "Hello", Bubble: bubble, Lines: col, Char: 20}, page.Reading{Text: "Hello", Conf: 0.9}, "not read as Chinese, Japanese or Korean"},
 		{page.Block{Source: "お前", Lines: col, Char: 20}, page.Reading{Text: "お前", Conf: 0.9}, "outside a bubble, too short or unsure to be lettering"},
 		{page.Block{Source: "お前は", Lines: col, Char: 20}, page.Reading{Text: "お前は", Conf: 0.6}, "outside a bubble, too short or unsure to be lettering"},
-		{page.Block{Source: "エキ", Bubble: bubble, Lines: col, Char: 19}, page.Reading{Text: "エキ", Conf: 0.84}, "far smaller than the page's dialogue and read with doubt: likely art"},
-		{page.Block{Source: "かな", Bubble: bubble, Lines: col, Char: 19}, page.Reading{Text: "かな", Conf: 0.95}, ""},
-		{page.Block{Source: "あと五分だけ", Bubble: bubble, Lines: col, Char: 24}, page.Reading{Text: "あと五分だけ", Conf: 0.8}, ""},
 	}
 	for i, c := range cases {
-		if got := unreadable(&c.block, c.read, 40); got != c.want {
+		if got := unreadable(&c.block, c.read); got != c.want {
 			t.Errorf("case %d: %q, want %q", i, got, c.want)
 		}
 	}
