@@ -73,13 +73,15 @@ func Split(m *page.Mask, minChar int) *Layout {
 	}
 	// Rows flush on the right and ragged on the left are columns read from the right whose last
 	// ones are short (columns set wide apart split into long rows): lines of text start flush.
+	// Ragged is measured against a typical row: characters of a column that touch make a row
+	// two characters tall, against which no edge looks ragged.
 	if !strong && !vertical && len(rows) >= 2 && len(cols) >= 2 {
 		var lefts, rights, thick []int
 		for _, s := range rows {
 			r := extent(ink, w, h, s, false)
 			lefts, rights, thick = append(lefts, r.Min.X), append(rights, r.Max.X), append(thick, r.Dy())
 		}
-		c := slices.Max(thick)
+		c := slices.Sorted(slices.Values(thick))[len(thick)/2]
 		vertical = slices.Max(rights)-slices.Min(rights) <= c/2 && slices.Max(lefts)-slices.Min(lefts) >= c
 	}
 	segs := rows

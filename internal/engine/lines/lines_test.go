@@ -91,6 +91,22 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// Two columns of a square block (今度こそ|倒して) whose left one's furigana fill the gap between
+// them, and whose first two characters touch: as rows, the block is one tall row and two short
+// ones, flush right and ragged left by a short row's height, which is how columns read from the
+// right end, not rows. (Measured against the tall row, the left edges would not look ragged.)
+func TestSplitColumnsWithFuriganaBetween(t *testing.T) {
+	chars := []image.Rectangle{
+		image.Rect(46, 0, 76, 24), image.Rect(46, 25, 76, 49), image.Rect(46, 54, 76, 78), image.Rect(46, 83, 76, 107), // 今度こそ
+		image.Rect(0, 0, 30, 24), image.Rect(0, 25, 30, 49), image.Rect(0, 54, 30, 78), // 倒して
+		image.Rect(33, 2, 45, 12), image.Rect(33, 14, 45, 24), // たお, beside 倒 and against 今
+	}
+	lay := Split(inked(chars), 8)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 2 {
+		t.Fatalf("laid out as %+v, want two columns", lay)
+	}
+}
+
 // A stroke of art poking into a balloon beside a column is not a line of lettering.
 func TestSplitLeavesStrokes(t *testing.T) {
 	chars := append(column(100, 0, 30, 5), image.Rect(60, 40, 88, 46))
