@@ -230,7 +230,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	// once the columns are found, it is given back to the column it ends.
 	defer func() {
 		pieces := append(solid, blobs...)
-		for _, tb := range out {
+		for _, tb := range slices.Concat(out, loose) {
 			exclamationAtFoot(g, tb, pieces)
 		}
 	}()
@@ -295,18 +295,23 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		}
 		// A burst balloon's outline, open to the page, and the spikes it throws at the lettering
 		// chain a shout to lines far thicker than its characters, which then set the group's
-		// typical line: without those sparse shapes of line art, the shout stands alone.
-		// Only a column of full-sized characters is taken for one: what else stands alone
-		// there is art.
+		// typical line: without those sparse shapes of line art, the shout stands alone. Only a
+		// column of full-sized characters is taken for one: what else stands alone there is
+		// art. When it is all that is left of the group (the spikes were all the art in it), it
+		// may as well be lettering among hatching, which the finder of text on art, knowing the
+		// texture all round, judges better where it finds it too: it is found apart.
 		if sub := sparseArtless(grp, minChar); len(sub) < len(grp) {
 			shouts := 0
 			for _, s := range raster.Cluster(sub, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
-				if len(s) == len(sub) {
-					break // still one mass
-				}
 				kept := pruneThick(s)
-				if tb := makeBlock(g, kept, pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Char >= 2*minChar {
-					out, made, shouts = append(out, tb), append(made, kept), shouts+1
+				tb := makeBlock(g, kept, pa, minChar, maxChar)
+				if tb == nil || !tb.Vertical || tb.Char < 2*minChar {
+					continue
+				}
+				if shouts++; len(s) == len(sub) {
+					loose = append(loose, tb)
+				} else {
+					out, made = append(out, tb), append(made, kept)
 				}
 			}
 			if shouts > 0 {

@@ -125,6 +125,7 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{18, false, "犯人はこの中にいる！"},     // columns set wide apart among speed lines
 		{1, true, "嘘…"},               // a burst balloon open to the page, its spikes at the shout
 		{17, true, "はい！"},             // a burst balloon among tone and art, open to it
+		{21, true, "おい！"},             // a burst balloon open to the page: without its spikes, the shout alone
 		{21, false, "なんだって！？"},        // a spiky balloon's outline beside the columns
 	} {
 		b, _, want := lettering(t, c.seed, mangapage.Options{Hard: c.hard}, c.text)
