@@ -25,8 +25,9 @@ func TestCropOfLightLetteringIsItsNegative(t *testing.T) {
 	line := image.Rect(15, 5, 25, 55)
 	b := &page.Block{Box: line, Char: 20, Vertical: true, Ink: ink, Lines: []image.Rectangle{line},
 		Paper: color.RGBA{20, 20, 20, 255}}
-	for _, soft := range []bool{false, true} {
-		crop := cropFor(g, b, line, soft, 128)
+	for _, reach := range []int{0, 3} {
+		soft := reach > 0
+		crop := cropFor(g, b, line, reach, 128)
 		c := crop.Bounds()
 		if mid := crop.GrayAt((c.Min.X+c.Max.X)/2, (c.Min.Y+c.Max.Y)/2).Y; mid > 60 {
 			t.Errorf("soft %v: the stroke's middle is %d in the crop, want dark", soft, mid)
@@ -61,7 +62,7 @@ func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
 	}
 	line := image.Rect(15, 5, 32, 55)
 	b := &page.Block{Box: line, Char: 20, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
-	crop := cropFor(g, b, line, true, 200)
+	crop := cropFor(g, b, line, max(2, b.Char/8), 200)
 	scale := float64(readPx) / 20
 	pad := readPx * 2 / 3
 	at := func(x, y int) uint8 {
@@ -75,6 +76,45 @@ func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
 	}
 	if v := at(29, 27); v < 250 {
 		t.Errorf("art beside the line is %d in the crop, want it left out", v)
+	}
+}
+
+// On a tone without a halo, the dots touching a stroke are ink next to ink: the usual grey
+// preparation reaches them through the stroke's edge and reads them as strokes, where the look
+// with a reach of one pixel (the third, for lettering on art) keeps the stroke's edge alone.
+func TestGreyCropOnToneWithAReachOfOne(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 40, 60))
+	ink := page.NewMask(g.Bounds())
+	for y := range 60 {
+		for x := range 40 {
+			g.Pix[y*40+x] = 240
+			switch {
+			case x >= 18 && x < 22 && y >= 5 && y < 55:
+				g.Pix[y*40+x] = 30 // the stroke, all in the mask
+				ink.Mask[y*40+x] = true
+			case x == 22 && y >= 5 && y < 55:
+				g.Pix[y*40+x] = 150 // its soft edge
+			case x >= 23 && x < 26 && y >= 25 && y < 28:
+				g.Pix[y*40+x] = 60 // a tone's dot against the edge
+			}
+		}
+	}
+	line := image.Rect(15, 5, 32, 55)
+	b := &page.Block{Box: line, Char: 24, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
+	scale := float64(readPx) / 24
+	pad := readPx * 2 / 3
+	at := func(crop *image.Gray, x, y int) uint8 {
+		return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
+	}
+	usual, one := cropFor(g, b, line, max(2, b.Char/8), 200), cropFor(g, b, line, 1, 200)
+	if v := at(usual, 24, 26); v > 128 {
+		t.Errorf("the usual grey look took the dot as %d, want it dark (the test's premise)", v)
+	}
+	if v := at(one, 24, 26); v < 250 {
+		t.Errorf("the look with a reach of one took the dot as %d, want it left out", v)
+	}
+	if v := at(one, 22, 40); v > 200 {
+		t.Errorf("the look with a reach of one lost the stroke's soft edge: %d", v)
 	}
 }
 

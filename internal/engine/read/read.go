@@ -42,8 +42,10 @@ const sureConf = 0.95
 
 // cropFor renders one line (column or row) of b's main lettering on white, scaled and padded.
 // Tesseract reads a lone column far better than a block of columns of uneven length, whose
-// layout it often misjudges.
-func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax uint8) *image.Gray {
+// layout it often misjudges. reach 0 is the crisp preparation, the mask in black; otherwise the
+// grey one, the ink reached from the mask through dark pixels within reach steps.
+func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, reach int, inkMax uint8) *image.Gray {
+	soft := reach > 0
 	src := image.NewGray(l)
 	for i := range src.Pix {
 		src.Pix[i] = 255
@@ -70,7 +72,7 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, soft bool, inkMax 
 		// Small lettering scanned at a low resolution is grey, its strokes thinner than a pixel
 		// and lighter than the mask takes them, and read at a fifth of its contrast Tesseract
 		// loses them.
-		ink := grownInk(b, l, max(2, b.Char/8), func(x, y int) bool { return at(x, y) < inkMax })
+		ink := grownInk(b, l, reach, func(x, y int) bool { return at(x, y) < inkMax })
 		lo := uint8(255)
 		for i, on := range ink {
 			if on {
@@ -202,54 +204,70 @@ type lineRef struct {
 }
 
 // readLines reads the lines with the Tesseract language model ("jpn_vert", "kor", …) at page
-// segmentation psm, crop by crop in one process, keeping for each line the better of the two
-// preparations: the crisp binary one reads every line, the grey one only the lines it read with
+// segmentation psm, crop by crop in one process, keeping for each line the best of its
+// preparations: the crisp binary one reads every line, the grey ones only the lines it read with
 // doubt, which on clean lettering is few, so a page costs one pass and a little.
 func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*page.Block, refs []lineRef, idx []int, model string, psm int, out []page.Reading) error {
-	read := func(idx []int, soft bool, whole func(i int) bool) ([]page.Reading, error) {
-		crops := make([]*image.Gray, len(idx))
-		for k, i := range idx {
-			r := refs[i].rect
-			if whole(i) {
-				r = refs[i].line
+	// A look is one preparation of line i: reach 0 the crisp one, otherwise the grey one
+	// reaching that far from the mask (cropFor); whole reads the line with its marks.
+	type look struct {
+		i, reach int
+		whole    bool
+	}
+	read := func(looks []look) ([]page.Reading, error) {
+		crops := make([]*image.Gray, len(looks))
+		for k, lk := range looks {
+			r := refs[lk.i].rect
+			if lk.whole {
+				r = refs[lk.i].line
 			}
-			crops[k] = cropFor(pa.Gray, blocks[refs[i].block], r, soft, pa.InkSoft)
-			if refs[i].row {
+			crops[k] = cropFor(pa.Gray, blocks[refs[lk.i].block], r, lk.reach, pa.InkSoft)
+			if refs[lk.i].row {
 				crops[k] = asRow(crops[k])
 			}
 		}
 		return t.readMany(ctx, crops, model, psm)
 	}
-	first, err := read(idx, false, func(int) bool { return false })
+	looks := make([]look, len(idx))
+	for k, i := range idx {
+		looks[k] = look{i: i}
+	}
+	first, err := read(looks)
 	if err != nil {
 		return err
 	}
-	var doubtful []int
+	looks = looks[:0]
 	for k, i := range idx {
 		out[i] = first[k]
-		if first[k].Conf < sureConf {
-			doubtful = append(doubtful, i)
+		if first[k].Conf >= sureConf {
+			continue
+		}
+		// A column cut above its marks that comes back unread (Tesseract now and then reads
+		// nothing of two kana it reads with their ！) gets its second look whole, marks and all,
+		// as it was read before marks were cut.
+		b := blocks[refs[i].block]
+		whole := refs[i].vertical && refs[i].marks != "" && strings.TrimSpace(out[i].Text) == ""
+		looks = append(looks, look{i: i, reach: max(2, b.Char/8), whole: whole})
+		// On art, the grey preparation's reach through dark pixels also takes in the dots of a
+		// tone that touch the strokes, which are then read as strokes: a line there gets a look
+		// with the strokes' soft edges alone as well.
+		if b.Bubble == nil {
+			looks = append(looks, look{i: i, reach: 1, whole: whole})
 		}
 	}
-	if len(doubtful) == 0 {
+	if len(looks) == 0 {
 		return nil
 	}
-	// A column cut above its marks that comes back unread (Tesseract now and then reads
-	// nothing of two kana it reads with their ！) gets its second look whole, marks and all,
-	// as it was read before marks were cut.
-	whole := func(i int) bool {
-		return refs[i].vertical && refs[i].marks != "" && strings.TrimSpace(out[i].Text) == ""
-	}
-	again, err := read(doubtful, true, whole)
+	again, err := read(looks)
 	if err != nil {
 		return err
 	}
-	for k, i := range doubtful {
-		if whole(i) && strings.TrimSpace(again[k].Text) != "" {
-			refs[i].rect, refs[i].marks = refs[i].line, ""
+	for k, lk := range looks {
+		if lk.whole && strings.TrimSpace(again[k].Text) != "" {
+			refs[lk.i].rect, refs[lk.i].marks = refs[lk.i].line, ""
 		}
-		if score(again[k]) > score(out[i]) {
-			out[i] = again[k]
+		if score(again[k]) > score(out[lk.i]) {
+			out[lk.i] = again[k]
 		}
 	}
 	return nil
