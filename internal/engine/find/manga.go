@@ -308,7 +308,8 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 				if tb == nil || !tb.Vertical || tb.Char < 2*minChar {
 					continue
 				}
-				if shouts++; len(s) == len(sub) {
+				shouts++
+				if len(s) == len(sub) {
 					loose = append(loose, tb)
 				} else {
 					out, made = append(out, tb), append(made, kept)

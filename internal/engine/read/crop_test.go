@@ -62,7 +62,7 @@ func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
 	}
 	line := image.Rect(15, 5, 32, 55)
 	b := &page.Block{Box: line, Char: 20, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
-	crop := cropFor(g, b, line, max(2, b.Char/8), 200)
+	crop := cropFor(g, b, line, greyReach(b), 200)
 	scale := float64(readPx) / 20
 	pad := readPx * 2 / 3
 	at := func(x, y int) uint8 {
@@ -106,7 +106,7 @@ func TestGreyCropOnToneWithAReachOfOne(t *testing.T) {
 	at := func(crop *image.Gray, x, y int) uint8 {
 		return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
 	}
-	usual, one := cropFor(g, b, line, max(2, b.Char/8), 200), cropFor(g, b, line, 1, 200)
+	usual, one := cropFor(g, b, line, greyReach(b), 200), cropFor(g, b, line, 1, 200)
 	if v := at(usual, 24, 26); v > 128 {
 		t.Errorf("the usual grey look took the dot as %d, want it dark (the test's premise)", v)
 	}

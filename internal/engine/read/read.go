@@ -40,6 +40,10 @@ const readPx = 48
 // none worse, at a cost lost in the noise of a page's seconds (docs/BENCHMARKS.md).
 const sureConf = 0.95
 
+// greyReach is how far the grey preparation reaches from b's mask: a few pixels, an eighth of a
+// character, through the soft edges and faint parts of its strokes.
+func greyReach(b *page.Block) int { return max(2, b.Char/8) }
+
 // cropFor renders one line (column or row) of b's main lettering on white, scaled and padded.
 // Tesseract reads a lone column far better than a block of columns of uneven length, whose
 // layout it often misjudges. reach 0 is the crisp preparation, the mask in black; otherwise the
@@ -247,7 +251,7 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		// as it was read before marks were cut.
 		b := blocks[refs[i].block]
 		whole := refs[i].vertical && refs[i].marks != "" && strings.TrimSpace(out[i].Text) == ""
-		looks = append(looks, look{i: i, reach: max(2, b.Char/8), whole: whole})
+		looks = append(looks, look{i: i, reach: greyReach(b), whole: whole})
 		// On art, the grey preparation's reach through dark pixels also takes in the dots of a
 		// tone that touch the strokes, which are then read as strokes: a line there gets a look
 		// with the strokes' soft edges alone as well.

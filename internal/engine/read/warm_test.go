@@ -22,6 +22,18 @@ func standIn(t *testing.T) string {
 	return bin
 }
 
+// waitingFor is the process started ahead for a command line of bin, or nil.
+func waitingFor(bin string) *warm {
+	idle.Lock()
+	defer idle.Unlock()
+	for k, w := range idle.procs {
+		if strings.HasPrefix(k, bin+"\x00") {
+			return w
+		}
+	}
+	return nil
+}
+
 // A list is read by the process started for it ahead of time, and another is started for the
 // next; one that was stopped while it waited is replaced without the reading failing.
 func TestListsAreReadByProcessesStartedAhead(t *testing.T) {
@@ -38,15 +50,11 @@ func TestListsAreReadByProcessesStartedAhead(t *testing.T) {
 	}
 	waiting := func() *warm {
 		t.Helper()
-		idle.Lock()
-		defer idle.Unlock()
-		for k, w := range idle.procs {
-			if strings.HasPrefix(k, bin+"\x00") {
-				return w
-			}
+		w := waitingFor(bin)
+		if w == nil {
+			t.Fatal("no process waits for the next list")
 		}
-		t.Fatal("no process waits for the next list")
-		return nil
+		return w
 	}
 	pid := func(w *warm) string { return strconv.Itoa(w.cmd.Process.Pid) }
 	first := read()
@@ -77,24 +85,14 @@ func TestAProcessStartedAheadLeavesWhenUnused(t *testing.T) {
 	if _, err := tess.readMany(context.Background(), []*image.Gray{image.NewGray(image.Rect(0, 0, 8, 8))}, "jpn", 7); err != nil {
 		t.Fatal(err)
 	}
-	waiting := func() *warm {
-		idle.Lock()
-		defer idle.Unlock()
-		for k, w := range idle.procs {
-			if strings.HasPrefix(k, bin+"\x00") {
-				return w
-			}
-		}
-		return nil
-	}
-	w := waiting()
+	w := waitingFor(bin)
 	if w == nil {
 		t.Fatal("no process was started ahead for the next list")
 	}
 	if err := <-w.done; err != nil { // it leaves, without being killed
 		t.Fatalf("the unused process ended with %v", err)
 	}
-	if waiting() != nil {
+	if waitingFor(bin) != nil {
 		t.Fatal("the process that left is still offered")
 	}
 }
