@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
@@ -15,8 +14,7 @@ import (
 func everyPair[T any](T) (int, int) { return math.MinInt / 2, math.MaxInt / 2 }
 
 // The sweep finds the groups testing every pair finds: joinSpan covers every gap joins allows
-// (were joins to reach farther, blobs the sweep never compares would stay apart), and lines
-// share a block only when they overlap along x.
+// (were joins to reach farther, blobs the sweep never compares would stay apart).
 func TestClusterSweepGroupsLikeEveryPair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	mixed := 0 // rounds with groups of several blobs and more than one group
@@ -35,14 +33,6 @@ func TestClusterSweepGroupsLikeEveryPair(t *testing.T) {
 		}
 		if len(want) > 1 && len(want) < len(blobs) {
 			mixed++
-		}
-		var lines []Line
-		for _, b := range blobs {
-			lines = append(lines, Line{Box: b.Box, Words: []page.Word{{Box: b.Box}}})
-		}
-		span := func(l Line) (int, int) { return l.Box.Min.X, l.Box.Max.X }
-		if got, want := raster.Cluster(lines, span, sameBlock), raster.Cluster(lines, everyPair[Line], sameBlock); !reflect.DeepEqual(got, want) {
-			t.Fatalf("round %d: lines: the sweep found %d groups, every pair %d", round, len(got), len(want))
 		}
 	}
 	if mixed < 150 {

@@ -36,3 +36,5 @@ func LocalContrast(img *image.RGBA, box image.Rectangle) int {
 	}
 	return best
 }
+
+func area(r image.Rectangle) int { return r.Dx() * r.Dy() }

@@ -1,6 +1,6 @@
-// Package find is the stage that finds the lettering on a page: the manga finder, which sees
-// bubbles and columns in the pixels, and the layout that groups the words Tesseract reads on a
-// Latin page into blocks.
+// Package find is the stage that finds the lettering on a manga, manhwa or manhua page: it sees
+// bubbles and columns in the pixels. (On a Latin page, Tesseract finds the words, and package
+// lines groups them into blocks.)
 package find
 
 import (
@@ -36,7 +36,11 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 		go func() { inverted <- invertedBlocks(g, pa) }()
 		var loose []*page.Block
 		blocks, loose = detectBlocks(g, pa, false)
-		art := artBlocks(g, pa, blocks)
+		// Lettering never surrounds other lettering: what the art finder found around a block
+		// is the art about it (a burst's spikes and the black its ！ reached).
+		art := slices.DeleteFunc(artBlocks(g, pa, blocks), func(a *page.Block) bool {
+			return slices.ContainsFunc(blocks, func(b *page.Block) bool { return b.Box.In(a.Box) })
+		})
 		blocks = append(blocks, art...)
 		blocks = append(blocks, (<-inverted)(blocks)...)
 		// Of the two finders of lettering among texture, the one that knows texture all round
@@ -70,35 +74,6 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	blocks = dropContained(blocks)
 	Order(blocks, rtl)
 	return blocks, pa
-}
-
-// move moves a block found in a tile to page coordinates.
-func move(b *page.Block, d image.Point) {
-	b.Box = b.Box.Add(d)
-	b.Ink.Box = b.Ink.Box.Add(d)
-	for i := range b.Lines {
-		b.Lines[i] = b.Lines[i].Add(d)
-	}
-	for i := range b.Ruby {
-		b.Ruby[i] = b.Ruby[i].Add(d)
-	}
-	if b.Bubble != nil {
-		b.Bubble.Box = b.Bubble.Box.Add(d)
-	}
-}
-
-// addUnlessSeen adds a block found in a tile unless an overlapping tile found it already; of the
-// two, the one with more lettering (the one not cut by a tile's edge) stays.
-func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
-	for i, o := range blocks {
-		if overlapRatio(o.Box, tb.Box) > 0.5 {
-			if area(tb.Box) > area(o.Box) {
-				blocks[i] = tb
-			}
-			return blocks
-		}
-	}
-	return append(blocks, tb)
 }
 
 // detectBlocks finds the lettering in g, whose size sets the scale of everything looked for, and
@@ -288,36 +263,53 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	var made [][]blob
 	for _, grp := range groups {
 		kept := pruneThick(grp)
-		if tb := makeBlock(g, kept, pa, minChar, maxChar); tb != nil {
+		tb := makeBlock(g, kept, pa, minChar, maxChar)
+		// A burst balloon's outline, open to the page, and the spikes it throws at the lettering
+		// chain a shout to lines far thicker than its characters, as does a panel's solid black
+		// its ？ reaches: without those shapes of art the shout stands alone. Where they made a
+		// block, they set its measure: thicker than any column left without them, and wider
+		// than the shout's. (Thin kana are sparse shapes too, but no thicker than their column.)
+		// Only a column of full-sized characters is taken for a shout: what else stands alone
+		// there is art. When it is all that is left of the group (the spikes were all the art
+		// in it) on paper larger than a balloon, it may as well be lettering among hatching,
+		// which the finder of text on art, knowing the texture all round, judges better where
+		// it finds it too: it is found apart.
+		if sub, art := artless(grp, minChar); len(sub) < len(grp) {
+			type shout struct {
+				tb      *page.Block
+				s, kept []blob
+			}
+			var shouts []shout
+			measure := 0 // the widest column left without the art
+			for _, s := range raster.Cluster(sub, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
+				k := pruneThick(s)
+				if st := makeBlock(g, k, pa, minChar, maxChar); st != nil && st.Vertical {
+					shouts, measure = append(shouts, shout{st, s, k}), max(measure, st.Char)
+				}
+			}
+			if tb != nil && art*4 <= measure*5 {
+				shouts = nil
+			}
+			found := 0
+			for _, sh := range shouts {
+				if sh.tb.Char < 2*minChar || tb != nil && sh.tb.Char*10 > tb.Char*7 {
+					continue
+				}
+				found++
+				if len(sh.s) == len(sub) && !balloonSized(box, g.Bounds()) {
+					loose = append(loose, sh.tb)
+				} else {
+					out, made = append(out, sh.tb), append(made, sh.kept)
+				}
+			}
+			if found > 0 {
+				continue
+			}
+		}
+		if tb != nil {
 			out = append(out, tb)
 			made = append(made, kept)
 			continue
-		}
-		// A burst balloon's outline, open to the page, and the spikes it throws at the lettering
-		// chain a shout to lines far thicker than its characters, which then set the group's
-		// typical line: without those sparse shapes of line art, the shout stands alone. Only a
-		// column of full-sized characters is taken for one: what else stands alone there is
-		// art. When it is all that is left of the group (the spikes were all the art in it), it
-		// may as well be lettering among hatching, which the finder of text on art, knowing the
-		// texture all round, judges better where it finds it too: it is found apart.
-		if sub := sparseArtless(grp, minChar); len(sub) < len(grp) {
-			shouts := 0
-			for _, s := range raster.Cluster(sub, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
-				kept := pruneThick(s)
-				tb := makeBlock(g, kept, pa, minChar, maxChar)
-				if tb == nil || !tb.Vertical || tb.Char < 2*minChar {
-					continue
-				}
-				shouts++
-				if len(s) == len(sub) {
-					loose = append(loose, tb)
-				} else {
-					out, made = append(out, tb), append(made, kept)
-				}
-			}
-			if shouts > 0 {
-				continue
-			}
 		}
 		// A light tone that the blur left light is paper too, and its dots, each a hole of it,
 		// chain the lettering beside them and the art around into a mass that is no lettering.
@@ -466,16 +458,33 @@ func stroke(c raster.Component, minChar int) bool {
 	return max(c.Box.Dx(), c.Box.Dy())*2 >= minChar
 }
 
-// sparseArtless is grp without its thick and sparse shapes: line art, whose ink fills less than
-// a sixth of its box, where a character's fills more.
-func sparseArtless(grp []blob, minChar int) []blob {
-	var out []blob
+// artless is grp without its shapes of art, and the thickest of them: line art, thick and
+// sparse (its ink fills less than a sixth of its box, a character's more), and a lone shape
+// more than twice as thick as all the others together, which only art is beside a column.
+func artless(grp []blob, minChar int) (out []blob, art int) {
 	for _, b := range grp {
-		if b.Thick <= 2*minChar || b.Ink*6 >= area(b.Box) {
+		if b.Thick > 2*minChar && b.Ink*6 < area(b.Box) {
+			art = max(art, b.Thick)
+		} else {
 			out = append(out, b)
 		}
 	}
-	return out
+	thickest, rest := 0, image.Rectangle{}
+	for i, b := range out {
+		if b.Thick > out[thickest].Thick {
+			thickest = i
+		}
+	}
+	for i, b := range out {
+		if i != thickest {
+			rest = rest.Union(b.Box)
+		}
+	}
+	if len(out) > 3 && out[thickest].Thick > 2*min(rest.Dx(), rest.Dy()) {
+		art = max(art, out[thickest].Thick)
+		out = slices.Delete(out, thickest, thickest+1)
+	}
+	return out, art
 }
 
 // joins says whether two blobs belong to the same lettering: columns or rows of about one
@@ -554,6 +563,10 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	lay := lines.Split(ink, minChar)
 	if lay == nil || lay.Char < minChar || lay.Char > maxChar {
 		return nil
+	}
+	// Without the tip of art beside it, the lettering is measured again.
+	if rest := slices.DeleteFunc(slices.Clone(grp), func(bl blob) bool { return slices.ContainsFunc(lay.Art, bl.Box.In) }); len(rest) < len(grp) {
+		return makeBlock(g, rest, pa, minChar, maxChar)
 	}
 	tb := &page.Block{Box: box, Vertical: lay.Vertical, Lines: lay.Lines, Ruby: lay.Ruby, Char: lay.Char, Ink: ink,
 		Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}

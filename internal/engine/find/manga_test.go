@@ -127,6 +127,9 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{17, true, "はい！"},             // a burst balloon among tone and art, open to it
 		{21, true, "おい！"},             // a burst balloon open to the page: without its spikes, the shout alone
 		{21, false, "なんだって！？"},        // a spiky balloon's outline beside the columns
+		{15, true, "なに！？"},            // a burst balloon whose ？ reaches a panel's solid black
+		{17, true, "別に。"},             // a burst balloon open to the page, its spikes wider than the shout
+		{506, false, "ああ、聞いてるよ。"},     // a borderless balloon where speed lines end, a tip beside it
 	} {
 		b, _, want := lettering(t, c.seed, mangapage.Options{Hard: c.hard}, c.text)
 		if b == nil {
@@ -136,6 +139,27 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		// is no larger than they are), not the lettering and the lines around it.
 		if grown := b.Box.Inset(-b.Char * 2 / 3); !b.Box.In(want.Box.Inset(-b.Char)) || !want.Box.In(grown) || b.Vertical != want.Vertical {
 			t.Errorf("seed %d: %q at %v found as %v (vertical %v, char %d)", c.seed, c.text, want.Box, b.Box, b.Vertical, b.Char)
+		}
+	}
+}
+
+// Lettering with shapes that look like art stays whole: the kana of a large Mincho (い, し, ん)
+// are as sparse as the spikes of a burst balloon, but no thicker than their column, so without
+// them the lettering keeps its measure; a kanji is three times as thick as the thin strokes of
+// the kana and the 。 under it, but not twice as thick as all of them side by side, as a
+// panel's black is beside a shout.
+func TestMangaKeepsLetteringThatLooksLikeArt(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{514, "話があるんだ。少しいいか？"},
+		{517, "ごめん、待った？"},
+		{21, "別に。"},
+	} {
+		b, _, want := lettering(t, c.seed, mangapage.Options{}, c.text)
+		if b != nil && !want.Box.In(b.Box.Inset(-b.Char/3)) {
+			t.Errorf("seed %d: %q at %v found as %v (char %d), not whole", c.seed, c.text, want.Box, b.Box, b.Char)
 		}
 	}
 }

@@ -1,5 +1,7 @@
-// Package lines lays out a block of CJK lettering: whether it is set in columns or rows, the
-// extent of each column or row, and the furigana beside them, which are erased but not read.
+// Package lines lays out lettering in lines: a block of CJK ink found in the pixels (whether it
+// is set in columns or rows, the extent of each column or row, and the furigana beside them,
+// which are erased but not read), and on a Latin page the words Tesseract reads, grouped into
+// lines and the lines into blocks.
 package lines
 
 import (
@@ -20,6 +22,9 @@ type Layout struct {
 	// Ruby are the furigana, lines or marks beside the main lines at about half their size, and
 	// strokes of art too short to be lines: erased with the lettering, never read.
 	Ruby []image.Rectangle
+	// Art are lines wider than the lettering's and shorter than they are wide: the tip of a
+	// line of art beside it, no part of the lettering.
+	Art []image.Rectangle
 	// Char is the size of a character: the median thickness of the main lines (a thin last
 	// line of narrow kana says nothing of it).
 	Char int
@@ -100,7 +105,18 @@ func Split(m *page.Mask, minChar int) *Layout {
 	for i, l := range lines {
 		thick[i], core[i] = crossSize(l, vertical), coreThickness(ink, w, l.Sub(box.Min), vertical)
 	}
-	mainCore := slices.Max(core)
+	// The lettering's measure is its thickest line of some length: a stub of art (the tip of a
+	// speed line ending at a borderless balloon) makes a line far wider than it is long, which
+	// must not make the lettering's columns look like furigana beside it.
+	mainCore, shaped := 0, func(i int) bool { return page.LineLength(lines[i], vertical)*10 >= thick[i]*8 }
+	for i := range lines {
+		if shaped(i) {
+			mainCore = max(mainCore, core[i])
+		}
+	}
+	if mainCore == 0 {
+		mainCore = slices.Max(core)
+	}
 	// A narrow kana alone in the last line (the い of い。) splits down its gap into two thin
 	// lines side by side, which furigana never are (they sit by kanji, which are wide): one line.
 	// Lines run left to right and top to bottom, so the last is the first column or last row.
@@ -134,6 +150,8 @@ func Split(m *page.Mask, minChar int) *Layout {
 	for i, l := range lines {
 		thin := core[i]*100 < mainCore*62
 		switch {
+		case len(lines) > 1 && !shaped(i) && core[i] > mainCore:
+			lay.Art = append(lay.Art, l)
 		case len(lines) == 1 || !thin && page.LineLength(l, vertical)*2 >= mainCore:
 			lay.Lines = append(lay.Lines, l)
 			mains = append(mains, thick[i])

@@ -115,3 +115,15 @@ func TestSplitLeavesStrokes(t *testing.T) {
 		t.Fatalf("a column and a stroke beside it laid out as %+v, want one line and the stroke left out", lay)
 	}
 }
+
+// The tip of a speed line ending at a borderless balloon, beside its columns, is wider than
+// the columns and shorter than it is wide: not the lettering's measure, against which the
+// columns would be furigana, but a stroke left out.
+func TestSplitLeavesATipWiderThanTheColumns(t *testing.T) {
+	chars := append(column(60, 0, 16, 6), column(84, 20, 16, 3)...)
+	chars = append(chars, image.Rect(10, 0, 43, 13))
+	lay := Split(inked(chars), 7)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 2 || lay.Char != 16 {
+		t.Fatalf("two columns and a tip beside them laid out as %+v, want two columns 16 wide", lay)
+	}
+}

@@ -13,19 +13,20 @@ import (
 	"github.com/vtsproject/vts/internal/engine/detect"
 	"github.com/vtsproject/vts/internal/engine/find"
 	"github.com/vtsproject/vts/internal/engine/letter"
+	"github.com/vtsproject/vts/internal/engine/lines"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/read"
 )
 
 // latinReader reads a page in a Latin-script (or other non-CJK) language: Tesseract's words of
-// the whole page grouped into paragraphs (find.Group), each a free block lettered in rows over
+// the whole page grouped into paragraphs (lines.Group), each a free block lettered in rows over
 // its own box grown into the plain background around it.
 type latinReader struct {
 	e *Engine
 	// detection is the manga reader's evidence under auto, nil when it did not run.
 	detection *engine.Detection
 	// groups are the page's paragraphs, one per block of the page, in the same order.
-	groups []find.Group
+	groups []lines.Group
 }
 
 // read answers nil, for the page to come back unchanged, when no text was found, when it is in
@@ -47,7 +48,7 @@ func (r *latinReader) read(ctx context.Context, img *image.RGBA, p planned) (*pa
 		conf := 0.0
 		lh := 0
 		for _, l := range g.Lines {
-			lh = max(lh, find.LineHeight(l))
+			lh = max(lh, lines.LineHeight(l))
 			for _, w := range l.Words {
 				conf += w.Conf / 100 / float64(len(l.Words)*len(g.Lines))
 			}
@@ -89,7 +90,7 @@ func (r *latinReader) proofread() bool { return false }
 
 // recognise finds the blocks of lettering on the page, in page coordinates, and the language
 // they are in.
-func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]find.Group, string, error) {
+func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]lines.Group, string, error) {
 	view := read.Prepare(img, p.mode.Effort >= EffortBest)
 	cands := p.candidates
 	if len(cands) > 1 {
@@ -135,7 +136,7 @@ func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]f
 		}
 		all = append(all, results[i]...)
 	}
-	words := find.CleanWords(all, view.Gray.Bounds().Dy())
+	words := lines.CleanWords(all, view.Gray.Bounds().Dy())
 	bounds := img.Bounds()
 	kept := words[:0]
 	for _, w := range words {
@@ -148,7 +149,7 @@ func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]f
 		}
 	}
 	words = kept
-	blocks := find.GroupBlocks(find.GroupLines(words))
+	blocks := lines.GroupBlocks(lines.GroupLines(words))
 	var text strings.Builder
 	for _, b := range blocks {
 		text.WriteString(b.Text)

@@ -360,6 +360,16 @@ func Gap(a, b image.Rectangle) int {
 	return max(dx, dy)
 }
 
+// OverlapRatio is the area two boxes share over the smaller box's area.
+func OverlapRatio(a, b image.Rectangle) float64 {
+	in := a.Intersect(b)
+	small := min(a.Dx()*a.Dy(), b.Dx()*b.Dy())
+	if in.Empty() || small == 0 {
+		return 0
+	}
+	return float64(in.Dx()*in.Dy()) / float64(small)
+}
+
 // Neighbours finds the small pieces near a box through a grid of their corners.
 type Neighbours struct {
 	comps []Component

@@ -1,4 +1,4 @@
-package find
+package lines
 
 import (
 	"cmp"
@@ -57,7 +57,7 @@ func CleanWords(words []page.Word, pageH int) []page.Word {
 next:
 	for _, w := range kept {
 		for _, o := range out {
-			if overlapRatio(w.Box, o.Box) > 0.3 {
+			if raster.OverlapRatio(w.Box, o.Box) > 0.3 {
 				continue next
 			}
 		}
@@ -65,21 +65,6 @@ next:
 	}
 	return out
 }
-
-// overlapRatio is the intersection's area over the smaller box's area.
-func overlapRatio(a, b image.Rectangle) float64 {
-	in := a.Intersect(b)
-	if in.Empty() {
-		return 0
-	}
-	small := min(area(a), area(b))
-	if small == 0 {
-		return 0
-	}
-	return float64(area(in)) / float64(small)
-}
-
-func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 
 // GroupLines joins words whose boxes share most of their height and sit close along x.
 func GroupLines(words []page.Word) []Line {

@@ -1,10 +1,14 @@
-package find
+package lines
 
 import (
 	"image"
+	"math"
+	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 func w(x, y, wd, h int, text string) page.Word {
@@ -40,5 +44,25 @@ func TestBlockTextRejoinsHyphenation(t *testing.T) {
 	}
 	if got := blockText(ls); got != "my brother" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// GroupBlocks clusters lines with a sweep along x: lines share a block only when they overlap
+// along x, so the sweep finds the groups testing every pair finds.
+func TestGroupBlocksSweepGroupsLikeEveryPair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	everyPair := func(Line) (int, int) { return math.MinInt / 2, math.MaxInt / 2 }
+	span := func(l Line) (int, int) { return l.Box.Min.X, l.Box.Max.X }
+	for round := range 200 {
+		var lines []Line
+		for range 20 + rng.IntN(150) {
+			w, h := 1+rng.IntN(60), 1+rng.IntN(30)
+			x, y := rng.IntN(800), rng.IntN(400)
+			r := image.Rect(x, y, x+w, y+h)
+			lines = append(lines, Line{Box: r, Words: []page.Word{{Box: r}}})
+		}
+		if got, want := raster.Cluster(lines, span, sameBlock), raster.Cluster(lines, everyPair, sameBlock); !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: the sweep found %d groups, every pair %d", round, len(got), len(want))
+		}
 	}
 }
