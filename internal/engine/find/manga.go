@@ -586,8 +586,10 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	for _, bl := range grp {
 		strict += bl.Ink
 	}
+	// Faint lettering (a thin Mincho scanned soft) has little ink darker than the threshold, but
+	// its soft strokes fill its box as lettering does; sparse art is dark to its edges.
 	density := float64(strict) / float64(w*h)
-	if density < 0.04 || density > 0.6 {
+	if density < 0.04 && float64(total) < 0.12*float64(w*h) || density > 0.6 {
 		return nil
 	}
 	return tb
