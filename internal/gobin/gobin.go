@@ -4,10 +4,12 @@ package gobin
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -31,15 +33,44 @@ func Find(name, install string) (string, error) {
 	return "", fmt.Errorf("%s is not installed; install it with `%s`", name, install)
 }
 
-// FreePort returns a loopback TCP port that is free now, for a helper program to listen on. Another
-// process may take it before the program does; the programs started here fail loudly if so.
+// FreePort returns a loopback TCP port that is free now, for a helper program to listen on. It is
+// taken below the kernel's ephemeral range: a port the kernel hands out (to a program listening
+// on port 0, as the Temporal dev server's services do, or to an outgoing connection) could be
+// taken by another process between this check and the helper's bind, one chosen here only by
+// another such check. Another process may still take it first; the programs started here fail
+// loudly if so.
 func FreePort() (int, error) {
+	lo := ephemeralLow()
+	for range 50 {
+		port := minPort + rand.IntN(max(1, lo-minPort))
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			l.Close()
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("finding a free port: %w", err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// minPort is the lowest port FreePort takes: above the well-known services' ports.
+const minPort = 20000
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's default where it
+// cannot be read).
+func ephemeralLow() int {
+	lo := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > minPort {
+				lo = n
+			}
+		}
+	}
+	return lo
 }
 
 func binDirs() []string {
