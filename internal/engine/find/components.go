@@ -37,4 +37,5 @@ func LocalContrast(img *image.RGBA, box image.Rectangle) int {
 	return best
 }
 
+// area is a box's area in pixels.
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }

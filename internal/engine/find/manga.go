@@ -276,15 +276,16 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		// it finds it too: it is found apart.
 		if sub, art := artless(grp, minChar); len(sub) < len(grp) {
 			type shout struct {
-				tb      *page.Block
-				s, kept []blob
+				tb    *page.Block
+				kept  []blob
+				alone bool // all that is left of the group
 			}
 			var shouts []shout
 			measure := 0 // the widest column left without the art
 			for _, s := range raster.Cluster(sub, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
 				k := pruneThick(s)
 				if st := makeBlock(g, k, pa, minChar, maxChar); st != nil && st.Vertical {
-					shouts, measure = append(shouts, shout{st, s, k}), max(measure, st.Char)
+					shouts, measure = append(shouts, shout{st, k, len(s) == len(sub)}), max(measure, st.Char)
 				}
 			}
 			if tb != nil && art*4 <= measure*5 {
@@ -296,7 +297,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 					continue
 				}
 				found++
-				if len(sh.s) == len(sub) && !balloonSized(box, g.Bounds()) {
+				if sh.alone && !balloonSized(box, g.Bounds()) {
 					loose = append(loose, sh.tb)
 				} else {
 					out, made = append(out, sh.tb), append(made, sh.kept)
