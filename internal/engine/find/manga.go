@@ -199,19 +199,21 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	w := box.Dx()
 	hole := holes(g, ll, n, filled, pa, minChar, open) // not on a page's negative: its boxes are flat
 	hl := raster.Label(hole, true)
-	var blobs, solid []blob
+	var blobs, solid, specks []blob
 	// The ！ that ends a column, a bar over a dot, is too thin and too heavy beside the column's
-	// characters to join them (and in bold lettering so solid it is left out with the pupils):
-	// once the columns are found, it is given back to the column it ends.
+	// characters to join them (and in bold lettering so solid it is left out with the pupils),
+	// and the dots of a … that ends a line too small: once the lines are found, they are given
+	// back to the line they end.
 	defer func() {
-		pieces := append(solid, blobs...)
+		pieces := slices.Concat(solid, blobs, specks)
 		for _, tb := range slices.Concat(out, loose) {
+			dotsAtEnd(g, tb, pieces)
 			exclamationAtFoot(g, tb, pieces)
 		}
 	}()
 	for k, c := range hl.Comps {
 		thick, length := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
-		if thick > maxChar*5/4 || length < minChar/2 {
+		if thick > maxChar*5/4 || length < 2 {
 			continue
 		}
 		// Speed lines, hatching strokes and panel edges: long and thin, never a character
@@ -240,16 +242,20 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 				}
 			}
 		}
+		if length < minChar/2 || bb.Ink < 3 {
+			if len(bb.pix) >= 2 {
+				specks = append(specks, bb)
+			}
+			continue
+		}
 		// The same lines drawn at a slant have a square box; their axes tell them from a
 		// character's stroke, which is never several characters long.
 		if length, width := m.Axes(); width < float64(minChar) && length >= max(6*width, 5*float64(minChar)) {
 			continue
 		}
 		density := float64(bb.Ink) / float64(c.Area)
-		if bb.Ink < 3 || density > 0.88 { // bold lettering at small sizes is nearly solid; pupils and fills are solid
-			if bb.Ink >= 3 {
-				solid = append(solid, bb)
-			}
+		if density > 0.88 { // bold lettering at small sizes is nearly solid; pupils and fills are solid
+			solid = append(solid, bb)
 			continue
 		}
 		blobs = append(blobs, bb)
@@ -400,63 +406,6 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		tb.Bubble = filled
 	}
 	return out, loose
-}
-
-// holes marks the dark shapes inside the paper area n (filled with its holes): its filled
-// pixels that are not the paper itself, and the strokes of faint lettering. On the blurred copy
-// the paper areas are found in, lettering whose strokes are grey and thinner than a pixel (small
-// Mincho scanned at a low resolution) turns as light as paper but for a few specks, while its
-// strokes are still ink in the sharp page: those strokes, grown by their soft edges, are holes
-// too. A tone's dots are ink in the sharp page as well, but each is much shorter than half a
-// character. faint asks for them; they are looked for only in balloons (areas of a third of the
-// page or less), where a panel's art does not lie.
-func holes(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.Analysis, minChar int, faint bool) *raster.Bitmap {
-	box := filled.Box
-	w, h := box.Dx(), box.Dy()
-	gray := func(x, y int) uint8 { return g.Pix[(box.Min.Y+y)*g.Stride+box.Min.X+x] }
-	pb := g.Bounds()
-	faint = faint && balloonSized(box, pb)
-	hole := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			hole.On[i] = filled.Mask[i] && ll.ID[(box.Min.Y+y)*ll.W+box.Min.X+x] != n
-		}
-	}
-	if !faint {
-		return hole
-	}
-	strokes := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
-	for i, in := range filled.Mask {
-		strokes.On[i] = in && gray(i%w, i/w) < pa.InkMax
-	}
-	fl := raster.Label(strokes, true)
-	for y := 1; y < h-1; y++ {
-		for x := 1; x < w-1; x++ {
-			i := y*w + x
-			if hole.On[i] || !filled.Mask[i] || gray(x, y) >= pa.InkSoft {
-				continue
-			}
-			for _, j := range [...]int{i, i - 1, i + 1, i - w, i + w} {
-				if id := fl.ID[j]; id != 0 && stroke(fl.Comps[id-1], minChar) {
-					hole.On[i] = true
-					break
-				}
-			}
-		}
-	}
-	return hole
-}
-
-// balloonSized says whether a paper area with box r may be a balloon on page pb: a third of the
-// page or less each way, where larger ones are a panel's white.
-func balloonSized(r, pb image.Rectangle) bool {
-	return r.Dx() <= pb.Dx()/3 && r.Dy() <= pb.Dy()/3
-}
-
-// stroke says whether a component of faint ink is long enough to be part of a character.
-func stroke(c raster.Component, minChar int) bool {
-	return max(c.Box.Dx(), c.Box.Dy())*2 >= minChar
 }
 
 // artless is grp without its shapes of art, and the thickest of them: line art, thick and

@@ -308,3 +308,26 @@ func TestMangaFindsFaintSmallLettering(t *testing.T) {
 		}
 	}
 }
+
+// The dots of a … that ends a line are smaller than any character and set apart from it, in a
+// row on the line's axis: they are given back to the line, with a ？ they keep from it too, so
+// that the line is read and erased to its end.
+func TestMangaGivesBackTheDotsThatEndALine(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{521, "信じられない…"}, // IPAGothic 16 px, resampled
+		{515, "その頃…"},    // a caption box
+		{516, "嘘だろ…？"},   // the ？ after the dots
+		{516, "その頃…"},    // a horizontal caption
+	} {
+		b, _, want := lettering(t, c.seed, mangapage.Options{}, c.text)
+		if b == nil {
+			continue
+		}
+		if !want.Box.Inset(2).In(b.Box) {
+			t.Errorf("seed %d: %q at %v found as %v, without the marks at its end", c.seed, c.text, want.Box, b.Box)
+		}
+	}
+}

@@ -37,6 +37,97 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 	}
 }
 
+// dotsAtEnd gives back to a line of tb the … (or ‥) that ends it, found among the pieces of its
+// paper area: two to six small round dots in a row on the line's axis, the first close after
+// its end (below a column, right of a row), and the ？ or ！ that may follow them, which the
+// dots' gap kept from the line too. Read, the line ends in its …; erased, so do the dots.
+func dotsAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
+	c := tb.Char
+	if c <= 0 {
+		return
+	}
+	// along and across are a box's extent along the line and across it.
+	along := func(r image.Rectangle) (int, int) {
+		if tb.Vertical {
+			return r.Min.Y, r.Max.Y
+		}
+		return r.Min.X, r.Max.X
+	}
+	across := func(r image.Rectangle) (int, int) {
+		if tb.Vertical {
+			return r.Min.X, r.Max.X
+		}
+		return r.Min.Y, r.Max.Y
+	}
+	for k, l := range tb.Lines {
+		lo, hi := across(l)
+		axis2 := lo + hi
+		_, lineEnd := along(l)
+		end := lineEnd
+		var dots []blob
+		size := 0
+		for {
+			next := -1
+			for i, p := range pieces {
+				a0, a1 := along(p.Box)
+				c0, c1 := across(p.Box)
+				w, h := p.Box.Dx(), p.Box.Dy()
+				if gap := a0 - end; gap < 0 || gap*10 > c*6 || w*10 > c*3 || h*10 > c*3 || max(w, h)*10 < c || w > 2*h+1 || h > 2*w+1 ||
+					abs(c0+c1-axis2)*5 > c*2 || size > 0 && (max(w, h) > 2*size || 2*max(w, h) < size) {
+					continue
+				}
+				if _, nearest := along(pieces[max(next, 0)].Box); next < 0 || a1 < nearest {
+					next = i
+				}
+			}
+			if next < 0 || len(dots) == 6 {
+				break
+			}
+			d := pieces[next]
+			dots = append(dots, d)
+			size = max(size, d.Box.Dx(), d.Box.Dy())
+			_, end = along(d.Box)
+		}
+		// They are all there is after the line's end, and mostly as dark as lettering: a
+		// tone's specks or a textured paper's grain strew others about, lighter.
+		strewn := 0
+		for _, p := range pieces {
+			a0, _ := along(p.Box)
+			c0, c1 := across(p.Box)
+			if a0 >= lineEnd && a0 < end && c0 < hi && c1 > lo {
+				strewn++
+			}
+		}
+		dark := 0 // dots with a pixel as dark as lettering: a grain's specks are lighter
+		for _, d := range dots {
+			if d.Ink > 0 {
+				dark++
+			}
+		}
+		if len(dots) < 2 || strewn > len(dots) || dark*2 < len(dots) {
+			continue
+		}
+		// A ？ or ！ after the dots: the pieces on the axis that start within half a character
+		// of the last dot and fit together in one character's cell.
+		var mark []blob
+		cell := image.Rectangle{}
+		for _, p := range pieces {
+			a0, a1 := along(p.Box)
+			c0, c1 := across(p.Box)
+			if a0 < end || (a0-end)*2 > c || (a1-end)*10 > c*13 || abs(c0+c1-axis2) > c || c0 < lo-c/2 || c1 > hi+c/2 {
+				continue
+			}
+			mark, cell = append(mark, p), cell.Union(p.Box)
+		}
+		if len(mark) > 0 && len(mark) <= 2 {
+			if m0, m1 := along(cell); (m1-m0)*10 >= c*4 {
+				dots = append(dots, mark...)
+			}
+		}
+		addInk(g, tb, k, dots...)
+	}
+}
+
 // addInk grows tb's ink mask, box and line k by the pieces given.
 func addInk(g *image.Gray, tb *page.Block, k int, pieces ...blob) {
 	box := tb.Box

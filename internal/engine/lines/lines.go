@@ -53,8 +53,8 @@ func Split(m *page.Mask, minChar int) *Layout {
 	if total == 0 {
 		return nil
 	}
-	cols := segments(xs, max(1, minChar/8))
-	rows := segments(ys, max(1, minChar/8))
+	cols := segments(xs, minChar)
+	rows := segments(ys, minChar)
 	va, ha := lineAspect(cols, ink, w, h, true), lineAspect(rows, ink, w, h, false)
 	vertical := va >= ha
 	xg, yg := medianGap(cols), medianGap(rows)
@@ -75,6 +75,12 @@ func Split(m *page.Mask, minChar int) *Layout {
 		if xg > 0 && yg > 0 {
 			vertical = xg*3 >= yg*2
 		}
+	}
+	// A last row of nothing but small marks side by side is the 。 that end columns of equal
+	// length: horizontal lettering sets its 。 on the baseline of the row it ends, never in a
+	// row of its own.
+	if !strong && !vertical && len(rows) >= 2 && len(cols) >= 2 && punctuationRow(ink, w, h, rows) {
+		vertical = true
 	}
 	// Rows flush on the right and ragged on the left are columns read from the right whose last
 	// ones are short (columns set wide apart split into long rows): lines of text start flush.
@@ -175,6 +181,36 @@ func Split(m *page.Mask, minChar int) *Layout {
 	return lay
 }
 
+// punctuationRow reports whether the last of rows (segments of the w×h ink mask) is a row of two
+// or more marks, each under half as wide as the other rows are thick and the row itself under a
+// third as thick.
+func punctuationRow(ink []bool, w, h int, rows [][2]int) bool {
+	var thick []int
+	for _, s := range rows[:len(rows)-1] {
+		thick = append(thick, extent(ink, w, h, s, false).Dy())
+	}
+	c := slices.Sorted(slices.Values(thick))[len(thick)/2]
+	last := rows[len(rows)-1]
+	if (last[1]-last[0])*3 > c {
+		return false
+	}
+	xs := make([]int, w)
+	for y := last[0]; y < last[1]; y++ {
+		for x := range w {
+			if ink[y*w+x] {
+				xs[x]++
+			}
+		}
+	}
+	marks := segments(xs, c)
+	for _, m := range marks {
+		if (m[1]-m[0])*2 > c {
+			return false
+		}
+	}
+	return len(marks) >= 2
+}
+
 // rubyOfAny reports whether a main line (of thickness over 62 % of main) lies beside l where
 // furigana sit against their base: left of l in vertical text, below it in horizontal, within
 // half a main line's thickness and alongside it.
@@ -233,16 +269,20 @@ func crossSize(r image.Rectangle, vertical bool) int {
 }
 
 // segments splits a projection profile into runs of non-empty bins, joining runs separated by
-// gaps of at most slack bins (a stroke-less sliver inside one character).
-func segments(profile []int, slack int) [][2]int {
-	var out [][2]int
+// gaps of at most an eighth of minChar (a stroke-less sliver inside one character). A faint
+// stretch, two pixels of ink or less and a sixteenth of the fullest bin's (a speck of JPEG noise,
+// a stroke's antialiased tip), splits like a gap where it lies between two lines: it does not make
+// two lines set close together one.
+func segments(profile []int, minChar int) [][2]int {
+	slack := max(1, minChar/8)
+	var runs [][2]int
 	start, lastOn := -1, -1
 	for i, v := range profile {
 		if v == 0 {
 			continue
 		}
 		if start >= 0 && i-lastOn-1 > slack {
-			out = append(out, [2]int{start, lastOn + 1})
+			runs = append(runs, [2]int{start, lastOn + 1})
 			start = -1
 		}
 		if start < 0 {
@@ -251,7 +291,58 @@ func segments(profile []int, slack int) [][2]int {
 		lastOn = i
 	}
 	if start >= 0 {
-		out = append(out, [2]int{start, lastOn + 1})
+		runs = append(runs, [2]int{start, lastOn + 1})
+	}
+	top := slices.Max(profile)
+	var out [][2]int
+	for k, r := range runs {
+		var others []int
+		for j, o := range runs {
+			if j != k {
+				others = append(others, o[1]-o[0])
+			}
+		}
+		out = append(out, splitFaint(profile, r, others, slack, minChar, top)...)
+	}
+	return out
+}
+
+// splitFaint is the run r of profile split in the middle of every faint stretch longer than
+// slack but no longer than a narrow gap (half of minChar) that has ink on both sides, when the
+// parts are lines of small lettering: all of a width, as wide as the other runs (of the widths
+// given) are typically, from minChar to six times it. A speck fills only a narrow gap: larger
+// lettering leaves empty bins either side of it. The parts of one line of thin strokes (the gap
+// down い) are not lines, nor are the pieces of a mass of art or the sides of an outlined shape.
+func splitFaint(profile []int, r [2]int, others []int, slack, minChar, top int) [][2]int {
+	cuts := []int{r[0]}
+	faint, inked := -1, false // where the current faint stretch began; ink since the run's start
+	for i := r[0]; i < r[1]; i++ {
+		if v := profile[i]; v <= 2 && v*16 <= top {
+			if faint < 0 {
+				faint = i
+			}
+			continue
+		}
+		if faint >= 0 && inked && i-faint > slack && (i-faint)*2 <= minChar {
+			cuts = append(cuts, (faint+i)/2)
+		}
+		faint, inked = -1, true
+	}
+	cuts = append(cuts, r[1])
+	narrow, wide := r[1]-r[0], 0
+	for k := 1; k < len(cuts); k++ {
+		narrow, wide = min(narrow, cuts[k]-cuts[k-1]), max(wide, cuts[k]-cuts[k-1])
+	}
+	typical := wide
+	if len(others) > 0 {
+		typical = slices.Sorted(slices.Values(others))[len(others)/2]
+	}
+	if len(cuts) == 2 || narrow < minChar || narrow*4 < wide*3 || narrow*4 < typical*3 || wide > 6*minChar {
+		return [][2]int{r}
+	}
+	var out [][2]int
+	for k := 1; k < len(cuts); k++ {
+		out = append(out, [2]int{cuts[k-1], cuts[k]})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package lines
 
 import (
 	"image"
+	"slices"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
@@ -125,5 +126,40 @@ func TestSplitLeavesATipWiderThanTheColumns(t *testing.T) {
 	lay := Split(inked(chars), 7)
 	if lay == nil || !lay.Vertical || len(lay.Lines) != 2 || lay.Char != 16 {
 		t.Fatalf("two columns and a tip beside them laid out as %+v, want two columns 16 wide", lay)
+	}
+}
+
+// Four short columns set close, each centred in the balloon (私は|あなたの|ために|戦う。), two of
+// them joined by a speck of JPEG noise in the gap between them: the speck does not make the two
+// one thick column, against which the block would read better as rows.
+func TestSplitColumnsJoinedByASpeck(t *testing.T) {
+	var chars []image.Rectangle
+	for i, n := range []int{2, 4, 3, 3} {
+		h := n*14 - 2
+		chars = append(chars, column(45-15*i, (54-h)/2, 12, n)...)
+	}
+	m := inked(chars)
+	m.Mask[20*m.Box.Dx()+43] = true // in the 3-pixel gap between the first two columns
+	lay := Split(m, 7)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 4 || lay.Char != 12 {
+		t.Fatalf("four columns joined by a speck laid out as %+v, want four columns 12 wide", lay)
+	}
+}
+
+// Three columns of two characters (俺が|守る。|必ず。), the left two ending in a 。 at the same
+// height: as rows the block is longer, but its last row would be nothing but two 。, which no
+// row of horizontal lettering is.
+func TestSplitColumnsEndingInPunctuationSideBySide(t *testing.T) {
+	chars := slices.Concat(column(38, 0, 16, 2), column(19, 0, 16, 2), column(0, 0, 16, 2),
+		[]image.Rectangle{image.Rect(23, 41, 29, 46), image.Rect(4, 41, 10, 46)})
+	lay := Split(inked(chars), 7)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 3 {
+		t.Fatalf("three columns ending in 。 laid out as %+v, want three columns", lay)
+	}
+	// The same marks under rows are not taken for such a row when they are as thick as a
+	// character's stroke row: rows of horizontal lettering stay rows.
+	rows := slices.Concat(row(0, 0, 16, 5), row(0, 20, 16, 5))
+	if lay := Split(inked(rows), 7); lay == nil || lay.Vertical || len(lay.Lines) != 2 {
+		t.Fatalf("two rows laid out as %+v, want two rows", lay)
 	}
 }
