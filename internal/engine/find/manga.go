@@ -319,14 +319,15 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			continue
 		}
 		// A light tone that the blur left light is paper too, and its dots, each a hole of it,
-		// chain the lettering beside them and the art around into a mass that is no lettering.
-		// Without the dots (pieces with several twins of their size close by), and with no
-		// mark joining a shape many times its size, the lettering stands alone.
+		// chain the lettering beside them and the art around into a mass that is no lettering,
+		// as does a figure's thick line beside a balloon open to it. Without the dots (pieces
+		// with several twins of their size close by), and with nothing joining a shape over
+		// two and a half times its thickness, the lettering stands alone.
 		if len(grp) < 12 {
 			continue
 		}
 		near := func(a, b blob) bool {
-			return joins(a, b, minChar) && max(a.Thick, b.Thick) <= 3*max(minChar, min(a.Thick, b.Thick))
+			return joins(a, b, minChar) && max(a.Thick, b.Thick)*2 <= 5*max(minChar, min(a.Thick, b.Thick))
 		}
 		for _, sub := range raster.Cluster(withoutDots(grp, minChar, maxChar), joinSpan(minChar), near) {
 			// Among texture, as on art, only columns of a few characters are taken for text.

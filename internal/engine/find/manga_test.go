@@ -107,8 +107,8 @@ func direction(vertical bool) string {
 // Hatching and speed lines drawn at a slant have square boxes, like characters, and a light
 // tone the blur leaves light joins the paper with its dots: lettering among them (a balloon
 // without an outline on diagonal hatching, a shout between speed lines, a balloon cut into a
-// light tone, columns set wide apart) is still found whole, and a balloon's own outline does not
-// join the speech it holds.
+// light tone, columns set wide apart, a balloon open to a figure) is still found whole, and a
+// balloon's own outline does not join the speech it holds.
 func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 	for _, c := range []struct {
 		seed int64
@@ -130,6 +130,7 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{15, true, "なに！？"},            // a burst balloon whose ？ reaches a panel's solid black
 		{17, true, "別に。"},             // a burst balloon open to the page, its spikes wider than the shout
 		{506, false, "ああ、聞いてるよ。"},     // a borderless balloon where speed lines end, a tip beside it
+		{22, true, "ありがとう。助かったよ。"},    // a balloon open to the page, a figure's thick line chaining it to the art
 	} {
 		b, _, want := lettering(t, c.seed, mangapage.Options{Hard: c.hard}, c.text)
 		if b == nil {
