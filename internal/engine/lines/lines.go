@@ -308,11 +308,13 @@ func segments(profile []int, minChar int) [][2]int {
 }
 
 // splitFaint is the run r of profile split in the middle of every faint stretch longer than
-// slack but no longer than a narrow gap (half of minChar) that has ink on both sides, when the
-// parts are lines of small lettering: all of a width, as wide as the other runs (of the widths
-// given) are typically, from minChar to six times it. A speck fills only a narrow gap: larger
-// lettering leaves empty bins either side of it. The parts of one line of thin strokes (the gap
-// down い) are not lines, nor are the pieces of a mass of art or the sides of an outlined shape.
+// slack but no longer than a narrow gap (half of minChar) that has ink on both sides, when r is
+// far wider than the other runs (of the widths given) typically are and its parts are lines of
+// small lettering like them: all of a width, as wide as the others, from minChar to six times
+// it. A speck fills only a narrow gap: larger lettering leaves empty bins either side of it. The
+// parts of one line of thin strokes (the gap down い) are not lines, nor are the pieces of a mass
+// of art or the sides of an outlined shape; and where no other run shows how wide a line is, the
+// faint gaps between the characters of columns side by side are no rows.
 func splitFaint(profile []int, r [2]int, others []int, slack, minChar, top int) [][2]int {
 	cuts := []int{r[0]}
 	faint, inked := -1, false // where the current faint stretch began; ink since the run's start
@@ -333,11 +335,11 @@ func splitFaint(profile []int, r [2]int, others []int, slack, minChar, top int) 
 	for k := 1; k < len(cuts); k++ {
 		narrow, wide = min(narrow, cuts[k]-cuts[k-1]), max(wide, cuts[k]-cuts[k-1])
 	}
-	typical := wide
-	if len(others) > 0 {
-		typical = slices.Sorted(slices.Values(others))[len(others)/2]
+	if len(cuts) == 2 || len(others) == 0 {
+		return [][2]int{r}
 	}
-	if len(cuts) == 2 || narrow < minChar || narrow*4 < wide*3 || narrow*4 < typical*3 || wide > 6*minChar {
+	typical := slices.Sorted(slices.Values(others))[len(others)/2]
+	if (r[1]-r[0])*5 < typical*8 || narrow < minChar || narrow*4 < wide*3 || narrow*4 < typical*3 || wide > 6*minChar {
 		return [][2]int{r}
 	}
 	var out [][2]int

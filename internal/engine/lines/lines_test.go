@@ -163,3 +163,18 @@ func TestSplitColumnsEndingInPunctuationSideBySide(t *testing.T) {
 		t.Fatalf("two rows laid out as %+v, want two rows", lay)
 	}
 }
+
+// Columns of a few characters side by side (全然。|今|来た|ところ。) whose characters line up in
+// rows, a speck of noise in each gap between them: the faint gaps between the characters are no
+// rows, and the block stays columns.
+func TestSplitColumnsWithSpecksBetweenTheirCharacters(t *testing.T) {
+	chars := slices.Concat(column(60, 0, 14, 3), column(40, 0, 14, 1), column(20, 0, 14, 2), column(0, 0, 14, 3))
+	m := inked(chars)
+	for _, y := range []int{14, 15, 30, 31} {
+		m.Mask[y*m.Box.Dx()+66] = true
+	}
+	lay := Split(m, 7)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 4 {
+		t.Fatalf("four columns laid out as %+v, want four columns", lay)
+	}
+}
