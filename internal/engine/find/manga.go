@@ -265,7 +265,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	}
 	// Neighbouring blobs of the same lettering cluster together; a big paper area (a panel's
 	// white) may hold several clusters, each its own block.
-	groups := raster.Cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) })
+	groups := clusters(blobs, minChar)
 	var made [][]blob
 	for _, grp := range groups {
 		kept := pruneThick(grp)
@@ -288,7 +288,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			}
 			var shouts []shout
 			measure := 0 // the widest column left without the art
-			for _, s := range raster.Cluster(sub, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
+			for _, s := range clusters(sub, minChar) {
 				k := pruneThick(s)
 				if st := makeBlock(g, k, pa, minChar, maxChar); st != nil && st.Vertical {
 					shouts, measure = append(shouts, shout{st, k, len(s) == len(sub)}), max(measure, st.Char)
@@ -460,6 +460,11 @@ func joins(a, b blob, minChar int) bool {
 	}
 	// A small mark joins a column it nearly touches, never a large shape.
 	return small.Ink*4 < big.Ink && gap <= max(minChar, big.Thick*3/5) && big.Thick <= 3*max(minChar, small.Thick)*2
+}
+
+// clusters groups blobs as joins joins them: each group the lettering of one block, or art.
+func clusters(blobs []blob, minChar int) [][]blob {
+	return raster.Cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) })
 }
 
 // joinSpan widens a blob's x extent by the widest gap joins allows: max(minChar, Thick)*6/5.

@@ -2,6 +2,7 @@ package find
 
 import (
 	"image"
+	"slices"
 
 	"github.com/vtsproject/vts/internal/engine/page"
 )
@@ -46,6 +47,10 @@ func dotsAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 	if c <= 0 {
 		return
 	}
+	// Six dots and a mark after them reach less than seven characters past a line's end: the
+	// rest of a large paper area's pieces (a panel's grain) are not looked at line by line.
+	reach := tb.Box.Inset(-7 * c)
+	pieces = slices.DeleteFunc(slices.Clone(pieces), func(p blob) bool { return !p.Box.Overlaps(reach) })
 	// along and across are a box's extent along the line and across it.
 	along := func(r image.Rectangle) (int, int) {
 		if tb.Vertical {
@@ -67,7 +72,7 @@ func dotsAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 		var dots []blob
 		size := 0
 		for {
-			next := -1
+			next, nextEnd := -1, 0 // the nearest dot after end
 			for i, p := range pieces {
 				a0, a1 := along(p.Box)
 				c0, c1 := across(p.Box)
@@ -76,8 +81,8 @@ func dotsAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 					abs(c0+c1-axis2)*5 > c*2 || size > 0 && (max(w, h) > 2*size || 2*max(w, h) < size) {
 					continue
 				}
-				if _, nearest := along(pieces[max(next, 0)].Box); next < 0 || a1 < nearest {
-					next = i
+				if next < 0 || a1 < nextEnd {
+					next, nextEnd = i, a1
 				}
 			}
 			if next < 0 || len(dots) == 6 {

@@ -129,7 +129,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		}
 	}
 	var out []*page.Block
-	for _, grp := range raster.Cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) }) {
+	for _, grp := range clusters(blobs, minChar) {
 		grp = pruneGaps(pruneThick(grp), g.Stride)
 		// Lettering on a tone without a halo joins the dots its strokes touch, which fill the
 		// gaps between its columns, swell its size and are read with it: they go.

@@ -331,12 +331,12 @@ func splitFaint(profile []int, r [2]int, others []int, slack, minChar, top int) 
 		faint, inked = -1, true
 	}
 	cuts = append(cuts, r[1])
+	if len(cuts) == 2 || len(others) == 0 {
+		return [][2]int{r}
+	}
 	narrow, wide := r[1]-r[0], 0
 	for k := 1; k < len(cuts); k++ {
 		narrow, wide = min(narrow, cuts[k]-cuts[k-1]), max(wide, cuts[k]-cuts[k-1])
-	}
-	if len(cuts) == 2 || len(others) == 0 {
-		return [][2]int{r}
 	}
 	typical := slices.Sorted(slices.Values(others))[len(others)/2]
 	if (r[1]-r[0])*5 < typical*8 || narrow < minChar || narrow*4 < wide*3 || narrow*4 < typical*3 || wide > 6*minChar {

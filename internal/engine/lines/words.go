@@ -120,6 +120,8 @@ func GroupBlocks(lines []Line) []Group {
 	return blocks
 }
 
+// LineHeight is the median height of a line's words: the letter size, which a word with a
+// descender or a tall capital alone does not set.
 func LineHeight(l Line) int {
 	hs := make([]int, len(l.Words))
 	for i, w := range l.Words {
