@@ -72,7 +72,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 		}
 	}
 	blocks = dropContained(blocks)
-	Order(blocks, rtl)
+	page.Order(blocks, rtl)
 	return blocks, pa
 }
 
@@ -207,7 +207,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	defer func() {
 		pieces := slices.Concat(solid, blobs, specks)
 		for _, tb := range slices.Concat(out, loose) {
-			dotsAtEnd(g, tb, pieces)
+			dotsAtEnd(g, pa, tb, pieces)
 			exclamationAtFoot(g, tb, pieces)
 		}
 	}()
@@ -269,7 +269,23 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	var made [][]blob
 	for _, grp := range groups {
 		kept := pruneThick(grp)
+		// A balloon filled with a light tone: its dots chain the lettering into a mass whose
+		// lines are rows of dots. Where dozens of them are nearly all the group, in a paper area
+		// of a balloon's size, the lettering is looked for without them first. (Small lettering
+		// has twins too, a score at most; open to the art around, the area is larger, and a
+		// shout among the art is better found without the art's shapes, below.)
+		if len(grp) >= 48 && balloonSized(box, g.Bounds()) {
+			if _, dots := withoutDots(grp, minChar, maxChar); len(dots)*4 > len(grp)*3 {
+				if found := amongTexture(g, grp, pa, minChar, maxChar); len(found) > 0 {
+					loose = append(loose, found...)
+					continue
+				}
+			}
+		}
 		tb := makeBlock(g, kept, pa, minChar, maxChar)
+		if tb == nil && len(groups) == 1 && balloonSized(box, g.Bounds()) {
+			tb = loneWithDots(g, kept, pa, minChar, maxChar, slices.Concat(solid, blobs, specks))
+		}
 		// A burst balloon's outline, open to the page, and the spikes it throws at the lettering
 		// chain a shout to lines far thicker than its characters, as does a panel's solid black
 		// its ？ reaches: without those shapes of art the shout stands alone. Where they made a
@@ -318,22 +334,8 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			made = append(made, kept)
 			continue
 		}
-		// A light tone that the blur left light is paper too, and its dots, each a hole of it,
-		// chain the lettering beside them and the art around into a mass that is no lettering,
-		// as does a figure's thick line beside a balloon open to it. Without the dots (pieces
-		// with several twins of their size close by), and with nothing joining a shape over
-		// two and a half times its thickness, the lettering stands alone.
-		if len(grp) < 12 {
-			continue
-		}
-		near := func(a, b blob) bool {
-			return joins(a, b, minChar) && max(a.Thick, b.Thick)*2 <= 5*max(minChar, min(a.Thick, b.Thick))
-		}
-		for _, sub := range raster.Cluster(withoutDots(grp, minChar, maxChar), joinSpan(minChar), near) {
-			// Among texture, as on art, only columns of a few characters are taken for text.
-			if tb := makeBlock(g, pruneThick(sub), pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Chars() >= 3 {
-				loose = append(loose, tb)
-			}
+		if len(grp) >= 12 {
+			loose = append(loose, amongTexture(g, grp, pa, minChar, maxChar)...)
 		}
 	}
 	paper := func(x, y int) bool { return ll.ID[y*ll.W+x] == n }
@@ -505,6 +507,11 @@ func pruneThick(grp []blob) []blob {
 
 // makeBlock decides whether a cluster of blobs is lettering, its direction, lines and furigana.
 func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int) *page.Block {
+	return letteringOf(g, grp, pa, minChar, maxChar, 2)
+}
+
+// letteringOf is makeBlock for lettering of least characters or more.
+func letteringOf(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar, least int) *page.Block {
 	var box image.Rectangle
 	total := 0
 	for _, bl := range grp {
@@ -522,11 +529,11 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 	}
 	// Without the tip of art beside it, the lettering is measured again.
 	if rest := slices.DeleteFunc(slices.Clone(grp), func(bl blob) bool { return slices.ContainsFunc(lay.Art, bl.Box.In) }); len(rest) < len(grp) {
-		return makeBlock(g, rest, pa, minChar, maxChar)
+		return letteringOf(g, rest, pa, minChar, maxChar, least)
 	}
 	tb := &page.Block{Box: box, Vertical: lay.Vertical, Lines: lay.Lines, Ruby: lay.Ruby, Char: lay.Char, Ink: ink,
 		Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}
-	if tb.Chars() < 2 {
+	if tb.Chars() < least {
 		return nil
 	}
 	// Lettering is a row of characters: a line much shorter than one character across is a
@@ -549,4 +556,25 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 		return nil
 	}
 	return tb
+}
+
+// amongTexture finds the lettering in a group of blobs chained by texture: a light tone's dots,
+// each a hole of paper the blur left light, or a figure's thick line beside a balloon open to
+// it. Without the dots (pieces with several twins of their size close by), and with nothing
+// joining a shape over two and a half times its thickness, the lettering stands alone.
+func amongTexture(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+	near := func(a, b blob) bool {
+		return joins(a, b, minChar) && max(a.Thick, b.Thick)*2 <= 5*max(minChar, min(a.Thick, b.Thick))
+	}
+	rest, dots := withoutDots(grp, minChar, maxChar)
+	var out []*page.Block
+	for _, sub := range raster.Cluster(rest, joinSpan(minChar), near) {
+		// The dots stuck to the strokes go too, as on art.
+		centres, area := dotCentres(dots, sub, 3*minChar, g.Stride)
+		// Among texture, as on art, only columns of a few characters are taken for text.
+		if tb := makeBlock(g, pruneThick(freeOfTone(g, pa, sub, centres, area)), pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Chars() >= 3 {
+			out = append(out, tb)
+		}
+	}
+	return out
 }

@@ -108,31 +108,34 @@ func direction(vertical bool) string {
 // tone the blur leaves light joins the paper with its dots: lettering among them (a balloon
 // without an outline on diagonal hatching, a shout between speed lines, a balloon cut into a
 // light tone, columns set wide apart, a balloon open to a figure) is still found whole, and a
-// balloon's own outline does not join the speech it holds.
+// balloon's own outline does not join the speech it holds; nor does the tone that fills a
+// balloon join its lettering into rows of dots.
 func TestMangaFindsLetteringAmongTexture(t *testing.T) {
+	plain, hard, harsh := mangapage.Options{}, mangapage.Options{Hard: true}, mangapage.Options{Harsh: true}
 	for _, c := range []struct {
 		seed int64
-		hard bool
+		opt  mangapage.Options
 		text string
 	}{
-		{16, false, "賛成！"},            // a balloon without an outline on diagonal hatching
-		{2, false, "キャー！"},            // between speed lines
-		{17, false, "明日、試合だろ？"},       // a balloon among slanted lines
-		{11, false, "お兄ちゃん、起きて！朝だよ！"}, // a spiky balloon, whose outline breaks into zigzags
-		{21, false, "誰にも言っちゃダメだよ。"},   // a balloon cut into a light dot tone
-		{12, true, "待ってたぜ、この瞬間を！"},    // a balloon open to a coarse tone, beside a face
-		{1, true, "二人とも、喧嘩はやめて！"},     // a halo over speed lines and tone
-		{18, false, "犯人はこの中にいる！"},     // columns set wide apart among speed lines
-		{1, true, "嘘…"},               // a burst balloon open to the page, its spikes at the shout
-		{17, true, "はい！"},             // a burst balloon among tone and art, open to it
-		{21, true, "おい！"},             // a burst balloon open to the page: without its spikes, the shout alone
-		{21, false, "なんだって！？"},        // a spiky balloon's outline beside the columns
-		{15, true, "なに！？"},            // a burst balloon whose ？ reaches a panel's solid black
-		{17, true, "別に。"},             // a burst balloon open to the page, its spikes wider than the shout
-		{506, false, "ああ、聞いてるよ。"},     // a borderless balloon where speed lines end, a tip beside it
-		{22, true, "ありがとう。助かったよ。"},    // a balloon open to the page, a figure's thick line chaining it to the art
+		{16, plain, "賛成！"},            // a balloon without an outline on diagonal hatching
+		{2, plain, "キャー！"},            // between speed lines
+		{17, plain, "明日、試合だろ？"},       // a balloon among slanted lines
+		{11, plain, "お兄ちゃん、起きて！朝だよ！"}, // a spiky balloon, whose outline breaks into zigzags
+		{21, plain, "誰にも言っちゃダメだよ。"},   // a balloon cut into a light dot tone
+		{12, hard, "待ってたぜ、この瞬間を！"},    // a balloon open to a coarse tone, beside a face
+		{1, hard, "二人とも、喧嘩はやめて！"},     // a halo over speed lines and tone
+		{18, plain, "犯人はこの中にいる！"},     // columns set wide apart among speed lines
+		{1, hard, "嘘…"},               // a burst balloon open to the page, its spikes at the shout
+		{17, hard, "はい！"},             // a burst balloon among tone and art, open to it
+		{21, hard, "おい！"},             // a burst balloon open to the page: without its spikes, the shout alone
+		{21, plain, "なんだって！？"},        // a spiky balloon's outline beside the columns
+		{15, hard, "なに！？"},            // a burst balloon whose ？ reaches a panel's solid black
+		{17, hard, "別に。"},             // a burst balloon open to the page, its spikes wider than the shout
+		{506, plain, "ああ、聞いてるよ。"},     // a borderless balloon where speed lines end, a tip beside it
+		{22, hard, "ありがとう。助かったよ。"},    // a balloon open to the page, a figure's thick line chaining it to the art
+		{6, harsh, "ねえ、聞いてる？"},        // a balloon filled with a light tone, on textured paper
 	} {
-		b, _, want := lettering(t, c.seed, mangapage.Options{Hard: c.hard}, c.text)
+		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
 			continue
 		}
@@ -312,23 +315,53 @@ func TestMangaFindsFaintSmallLettering(t *testing.T) {
 
 // The dots of a … that ends a line are smaller than any character and set apart from it, in a
 // row on the line's axis: they are given back to the line, with a ？ they keep from it too, so
-// that the line is read and erased to its end.
+// that the line is read and erased to its end. A balloon holding one character and its … holds
+// a speech (嘘…), not a lone shape of art.
 func TestMangaGivesBackTheDotsThatEndALine(t *testing.T) {
+	plain, hard := mangapage.Options{}, mangapage.Options{Hard: true}
 	for _, c := range []struct {
 		seed int64
+		opt  mangapage.Options
 		text string
 	}{
-		{521, "信じられない…"}, // IPAGothic 16 px, resampled
-		{515, "その頃…"},    // a caption box
-		{516, "嘘だろ…？"},   // the ？ after the dots
-		{516, "その頃…"},    // a horizontal caption
+		{521, plain, "信じられない…"}, // IPAGothic 16 px, resampled
+		{515, plain, "その頃…"},    // a caption box
+		{516, plain, "嘘だろ…？"},   // the ？ after the dots
+		{516, plain, "その頃…"},    // a horizontal caption
+		{9, hard, "嘘…"},         // one character and its dots, two pixels each, alone in a balloon
 	} {
-		b, _, want := lettering(t, c.seed, mangapage.Options{}, c.text)
+		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
 			continue
 		}
 		if !want.Box.Inset(2).In(b.Box) {
 			t.Errorf("seed %d: %q at %v found as %v, without the marks at its end", c.seed, c.text, want.Box, b.Box)
 		}
+	}
+}
+
+// A letterer breaks a line of free text between phrases with a gap wider than the clustering
+// joins: the column carried on after it is the same line, found, read and erased with it, not
+// a scrap of two characters left on the page.
+func TestMangaFreeColumnBrokenBetweenPhrasesIsOneLine(t *testing.T) {
+	const text = "さよなら、また明日！" // VL Gothic 12 px in a panel's white; 明日！ runs on past the frame
+	p, err := mangapage.Generate(506, mangapage.Options{Lang: "ja"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := annotated(t, &p, text).Box
+	blocks, _ := Manga(p.RGBA(), true)
+	// The first column's blocks: those that reach the right of the annotated box.
+	var first []*page.Block
+	for _, b := range blocks {
+		if b.Box.Overlaps(want) && b.Box.Max.X+2 >= want.Max.X {
+			first = append(first, b)
+		}
+	}
+	if len(first) != 1 {
+		t.Fatalf("%q: the first column at %v is in %d blocks %v, want 1", text, want, len(first), boxes(first))
+	}
+	if b := first[0]; !b.Vertical || len(b.Lines) != 1 || b.Chars() < 7 {
+		t.Errorf("%q found as vertical %v, %d lines, %d characters at %v: the column stops at its phrase's gap", text, b.Vertical, len(b.Lines), b.Chars(), b.Box)
 	}
 }

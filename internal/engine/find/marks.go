@@ -42,7 +42,7 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 // paper area: two to six small round dots in a row on the line's axis, the first close after
 // its end (below a column, right of a row), and the ？ or ！ that may follow them, which the
 // dots' gap kept from the line too. Read, the line ends in its …; erased, so do the dots.
-func dotsAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
+func dotsAtEnd(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []blob) {
 	c := tb.Char
 	if c <= 0 {
 		return
@@ -103,9 +103,11 @@ func dotsAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 				strewn++
 			}
 		}
-		dark := 0 // dots with a pixel as dark as lettering: a grain's specks are lighter
+		// dark counts the dots with a pixel nearly as dark as lettering: a grain's specks are
+		// lighter (a dot of two pixels, blurred, a little lighter than the threshold of ink).
+		dark := 0
 		for _, d := range dots {
-			if d.Ink > 0 {
+			if slices.ContainsFunc(d.pix, func(px int) bool { return 2*int(g.Pix[px]) < int(pa.InkMax)+int(pa.InkSoft) }) {
 				dark++
 			}
 		}
@@ -131,6 +133,24 @@ func dotsAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 		}
 		addInk(g, tb, k, dots...)
 	}
+}
+
+// loneWithDots is the lettering of a balloon that holds one character and the … after it (嘘…,
+// え…), which makeBlock refuses as too short: a lone shape is more often art. The dots say it is
+// not: a shape the size of a character followed by a …, set either way, is a speech.
+func loneWithDots(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int, pieces []blob) *page.Block {
+	tb := letteringOf(g, grp, pa, minChar, maxChar, 1)
+	if tb == nil || len(tb.Lines) != 1 || len(tb.Ruby) > 0 {
+		return nil
+	}
+	for _, vertical := range []bool{true, false} {
+		tb.Vertical = vertical
+		dotsAtEnd(g, pa, tb, pieces)
+		if tb.Chars() >= 2 {
+			return tb
+		}
+	}
+	return nil
 }
 
 // addInk grows tb's ink mask, box and line k by the pieces given.

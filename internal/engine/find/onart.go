@@ -26,7 +26,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	minChar, maxChar := max(7, long/260), long/7
 	ll := raster.Label(raster.Threshold(g, pa.InkSoft), true)
 	nb := raster.NewNeighbours(ll.Comps, 2*minChar)
-	texture := textureOf(ll.Comps, nb, minChar, maxChar)
+	texture := raster.Textures(ll.Comps, nb, minChar, maxChar)
 
 	// Texture density on a coarse grid tells what lies around a candidate.
 	cell := minChar
@@ -35,12 +35,12 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	candidate := make([]bool, len(ll.Comps))
 	for i, c := range ll.Comps {
 		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
-		candidate[i] = texture[i] == notTexture && thick <= maxChar*5/4 && size >= minChar/2 && !(thick < minChar && thick*6 < size)
+		candidate[i] = texture[i] == raster.NotTexture && thick <= maxChar*5/4 && size >= minChar/2 && !(thick < minChar && thick*6 < size)
 		// A halo clips the tone's dots beside the glyphs into fragments with no twins; a mark
 		// no larger than the dots around it is dropped (with the odd dakuten or 、, which
 		// reading misses less than it would a column padded with fragments).
 		if candidate[i] && size <= 2*minChar {
-			candidate[i] = !amongDots(c.Box, ll.Comps, texture, nb)
+			candidate[i] = !raster.AmongDots(c.Box, ll.Comps, texture, nb)
 		}
 	}
 	pix := make([][]int, len(ll.Comps))
@@ -51,7 +51,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		}
 		k := id - 1
 		mom[k].Add(i%ll.W-ll.Comps[k].Box.Min.X, i/ll.W-ll.Comps[k].Box.Min.Y)
-		if texture[k] != notTexture {
+		if texture[k] != raster.NotTexture {
 			dens[(i/ll.W/cell)*gw+i%ll.W/cell]++
 		} else if candidate[k] {
 			pix[k] = append(pix[k], i)
@@ -74,7 +74,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 			return false
 		}
 		d := math.Abs(angles[id] - angles[k])
-		return texture[id] == lineTexture || (elong[id] >= 3 && min(d, math.Pi-d) < 0.2)
+		return texture[id] == raster.LineTexture || (elong[id] >= 3 && min(d, math.Pi-d) < 0.2)
 	}
 	for k, c := range ll.Comps {
 		if !candidate[k] || elong[k] < 3 {
@@ -139,15 +139,12 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		}
 		centres, area := [][2]float64(nil), 0
 		nb.Each(box, 3*minChar, func(j int) {
-			if texture[j] == dotTexture {
+			if texture[j] == raster.DotTexture {
 				x, y := mom[j].Centroid()
 				centres, area = append(centres, [2]float64{float64(ll.Comps[j].Box.Min.X) + x, float64(ll.Comps[j].Box.Min.Y) + y}), area+ll.Comps[j].Area
 			}
 		})
-		if tone, ok := raster.FitTone(centres, [2]float64{float64(box.Min.X+box.Max.X) / 2, float64(box.Min.Y+box.Max.Y) / 2}); ok && len(centres) >= 12 {
-			grp = unstuck(grp, tone.Stuck(math.Sqrt(float64(area)/float64(len(centres))/math.Pi), func(x, y int) bool { return image.Pt(x, y).In(b) && g.Pix[y*g.Stride+x] < pa.InkSoft }), g.Stride)
-		}
-		tb := makeBlock(g, grp, pa, minChar, maxChar)
+		tb := makeBlock(g, freeOfTone(g, pa, grp, centres, area), pa, minChar, maxChar)
 		if tb == nil || len(tb.Lines) == 0 {
 			continue
 		}
@@ -160,6 +157,40 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		out = append(out, tb)
 	}
 	return out
+}
+
+// freeOfTone is grp without the pixels of the tone's dots stuck to its strokes, the tone's lattice
+// fitted to the free dots around it (their centres, and their area all told).
+func freeOfTone(g *image.Gray, pa *page.Analysis, grp []blob, centres [][2]float64, area int) []blob {
+	var box image.Rectangle
+	for _, bl := range grp {
+		box = box.Union(bl.Box)
+	}
+	b := g.Bounds()
+	if tone, ok := raster.FitTone(centres, [2]float64{float64(box.Min.X+box.Max.X) / 2, float64(box.Min.Y+box.Max.Y) / 2}); ok && len(centres) >= 12 {
+		return unstuck(grp, tone.Stuck(math.Sqrt(float64(area)/float64(len(centres))/math.Pi), func(x, y int) bool { return image.Pt(x, y).In(b) && g.Pix[y*g.Stride+x] < pa.InkSoft }), g.Stride)
+	}
+	return grp
+}
+
+// dotCentres are the centres of the dots within reach of grp's box, and their area all told.
+func dotCentres(dots, grp []blob, reach, stride int) (centres [][2]float64, area int) {
+	var box image.Rectangle
+	for _, bl := range grp {
+		box = box.Union(bl.Box)
+	}
+	box = box.Inset(-reach)
+	for _, d := range dots {
+		if d.Box.Overlaps(box) {
+			var m raster.Moments
+			for _, px := range d.pix {
+				m.Add(px%stride, px/stride)
+			}
+			x, y := m.Centroid()
+			centres, area = append(centres, [2]float64{x, y}), area+len(d.pix)
+		}
+	}
+	return centres, area
 }
 
 // unstuck is grp without the pixels stuck tells, each blob's box and ink counted again.
@@ -180,32 +211,22 @@ func unstuck(grp []blob, stuck func(x, y int) bool, stride int) []blob {
 	return out
 }
 
-// amongDots reports whether the piece with box r lies among a tone's dots no smaller than itself:
-// it is then a dot that a halo or the paper's edge clipped, which has no twins left.
-func amongDots(r image.Rectangle, comps []raster.Component, texture []uint8, nb *raster.Neighbours) bool {
-	size, among := max(r.Dx(), r.Dy()), false
-	nb.Each(r, 3*size+4, func(j int) {
-		o := comps[j].Box
-		among = among || (texture[j] == dotTexture && max(o.Dx(), o.Dy())*5 >= size*4)
-	})
-	return among
-}
-
-// withoutDots is grp without the pieces that are a tone's dots, whole or clipped.
-func withoutDots(grp []blob, minChar, maxChar int) []blob {
+// withoutDots is grp without the pieces that are a tone's dots, whole or clipped, and the dots.
+func withoutDots(grp []blob, minChar, maxChar int) (out, dots []blob) {
 	comps := make([]raster.Component, len(grp))
 	for i, b := range grp {
 		comps[i] = raster.Component{Box: b.Box, Area: len(b.pix)}
 	}
 	nb := raster.NewNeighbours(comps, 2*minChar)
-	texture := textureOf(comps, nb, minChar, maxChar)
-	var out []blob
+	texture := raster.Textures(comps, nb, minChar, maxChar)
 	for i, b := range grp {
-		if texture[i] != dotTexture && (max(b.Box.Dx(), b.Box.Dy()) > 2*minChar || !amongDots(b.Box, comps, texture, nb)) {
+		if texture[i] != raster.DotTexture && (max(b.Box.Dx(), b.Box.Dy()) > 2*minChar || !raster.AmongDots(b.Box, comps, texture, nb)) {
 			out = append(out, b)
+		} else {
+			dots = append(dots, b)
 		}
 	}
-	return out
+	return out, dots
 }
 
 // pruneGaps drops from a cluster the small marks that lie between its columns: what the art
@@ -251,38 +272,4 @@ func covered(found []*page.Block, r, pb image.Rectangle) bool {
 		}
 	}
 	return false
-}
-
-// The kinds of texture a piece may be.
-const notTexture, lineTexture, dotTexture = 0, 1, 2
-
-// textureOf tells the connected pieces that are texture: dots with several twins close by
-// (dotTexture), and lines or nets of lines far longer than a character and sparse (lineTexture).
-func textureOf(comps []raster.Component, nb *raster.Neighbours, minChar, maxChar int) []uint8 {
-	tex := make([]uint8, len(comps))
-	twin := func(a, b raster.Component) bool {
-		tol := max(1, a.Box.Dx()/6, a.Box.Dy()/6)
-		return abs(a.Box.Dx()-b.Box.Dx()) <= tol && abs(a.Box.Dy()-b.Box.Dy()) <= tol &&
-			abs(a.Area-b.Area)*4 <= max(a.Area, b.Area)
-	}
-	for i, c := range comps {
-		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
-		switch {
-		case size > 2*maxChar || (size > 2*minChar && c.Area*12 < area(c.Box)):
-			tex[i] = lineTexture // a hatching line across, or a net of them
-		case thick < minChar/2 && thick*8 < size:
-			tex[i] = lineTexture // a thin straight line
-		case size <= 2*minChar:
-			n := 0
-			nb.Each(c.Box, 3*size+4, func(j int) {
-				if j != i && twin(c, comps[j]) {
-					n++
-				}
-			})
-			if n >= 4 {
-				tex[i] = dotTexture
-			}
-		}
-	}
-	return tex
 }

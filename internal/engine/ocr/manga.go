@@ -58,7 +58,7 @@ func (e *Engine) readCJK(ctx context.Context, img *image.RGBA, p planned) (*cjkP
 		for i, b := range blocks {
 			byBlock[b] = mp.readings[i]
 		}
-		find.Order(blocks, false)
+		page.Order(blocks, false)
 		for i, b := range blocks {
 			mp.readings[i] = byBlock[b]
 		}

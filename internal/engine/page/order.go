@@ -1,20 +1,16 @@
-package find
+package page
 
 import (
 	"cmp"
 	"slices"
-
-	"github.com/vtsproject/vts/internal/engine/page"
 )
-
-// Reading order: what the finder settles once the blocks are found.
 
 // Order sorts blocks into reading order: rows of blocks top to bottom (blocks whose
 // vertical extents overlap by half share a row), and within a row right to left for Japanese,
 // left to right otherwise.
-func Order(blocks []*page.Block, rtl bool) {
-	slices.SortFunc(blocks, func(a, b *page.Block) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
-	var rows [][]*page.Block
+func Order(blocks []*Block, rtl bool) {
+	slices.SortFunc(blocks, func(a, b *Block) int { return cmp.Compare(a.Box.Min.Y, b.Box.Min.Y) })
+	var rows [][]*Block
 	for _, bl := range blocks {
 		placed := false
 		for i := range rows {
@@ -27,12 +23,12 @@ func Order(blocks []*page.Block, rtl bool) {
 			}
 		}
 		if !placed {
-			rows = append(rows, []*page.Block{bl})
+			rows = append(rows, []*Block{bl})
 		}
 	}
 	out := blocks[:0]
 	for _, row := range rows {
-		slices.SortFunc(row, func(a, b *page.Block) int {
+		slices.SortFunc(row, func(a, b *Block) int {
 			if rtl {
 				return cmp.Compare(b.Box.Max.X, a.Box.Max.X)
 			}
