@@ -21,23 +21,6 @@ func filledRegion(l *raster.Labels, n int32) *region {
 	return &region{Box: l.Comps[n-1].Box, Mask: m, Area: a}
 }
 
-// MinInkContrast is the least difference, in 8-bit levels of the most differing channel,
-// between lettering and its background for a word to count as text.
-const MinInkContrast = 60
-
-// LocalContrast is how far the most distinct pixel inside box stands from the median colour of
-// a ring around it.
-func LocalContrast(img *image.RGBA, box image.Rectangle) int {
-	_, bg := page.Background(img, box)
-	best := 0
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			best = max(best, page.ColorDist(img.RGBAAt(x, y), bg))
-		}
-	}
-	return best
-}
-
 // area is a box's area in pixels.
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 

@@ -190,6 +190,19 @@ type blob struct {
 	pix   []int // page pixel indices of the blob's ink
 }
 
+// median is the median of f over bs, 0 for none.
+func median(bs []blob, f func(blob) int) int {
+	if len(bs) == 0 {
+		return 0
+	}
+	v := make([]int, len(bs))
+	for i, b := range bs {
+		v[i] = f(b)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
 // blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
 // holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
 // dots. open looks for the body of the balloon around lettering whose paper runs on
@@ -270,12 +283,13 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	for _, grp := range groups {
 		kept := pruneThick(grp)
 		// A balloon filled with a light tone: its dots chain the lettering into a mass whose
-		// lines are rows of dots. Where dozens of them are nearly all the group, in a paper area
-		// of a balloon's size, the lettering is looked for without them first. (Small lettering
-		// has twins too, a score at most; open to the art around, the area is larger, and a
-		// shout among the art is better found without the art's shapes, below.)
-		if len(grp) >= 48 && balloonSized(box, g.Bounds()) {
-			if _, dots := withoutDots(grp, minChar, maxChar); len(dots)*4 > len(grp)*3 {
+		// lines are rows of dots. Where they are most of the group, in a paper area of a
+		// balloon's size, and far smaller than the rest (small lettering has twins too, as
+		// large as its strokes), the lettering is looked for without them first. (Open to the
+		// art around, the area is larger, and a shout among the art is better found without
+		// the art's shapes, below.)
+		if len(grp) >= 12 && balloonSized(box, g.Bounds()) {
+			if rest, dots := withoutDots(grp, minChar, maxChar); len(dots)*2 > len(grp) && 2*median(dots, func(b blob) int { return max(b.Box.Dx(), b.Box.Dy()) }) <= median(rest, func(b blob) int { return b.Thick }) {
 				if found := amongTexture(g, grp, pa, minChar, maxChar); len(found) > 0 {
 					loose = append(loose, found...)
 					continue

@@ -365,3 +365,45 @@ func TestMangaFreeColumnBrokenBetweenPhrasesIsOneLine(t *testing.T) {
 		t.Errorf("%q found as vertical %v, %d lines, %d characters at %v: the column stops at its phrase's gap", text, b.Vertical, len(b.Lines), b.Chars(), b.Box)
 	}
 }
+
+// In a balloon filled with a light tone, the dots around the lettering and stuck to its strokes
+// are no part of it: the block's ink lies on the glyphs (a couple of pixels of their soft edge
+// aside), so that it is read, and erased, without the tone.
+func TestMangaBalloonFilledWithALightToneLosesItsDots(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{6, "ねえ、聞いてる？"},
+		{14, "いただきます！"},
+	} {
+		b, _, want := lettering(t, c.seed, mangapage.Options{Harsh: true}, c.text)
+		if b == nil {
+			continue
+		}
+		near := func(x, y int) bool { // a glyph's pixel within 2 px
+			for dy := -2; dy <= 2; dy++ {
+				for dx := -2; dx <= 2; dx++ {
+					if image.Pt(x+dx, y+dy).In(want.Ink.Rect) && want.Ink.AlphaAt(x+dx, y+dy).A > 0 {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		ink, off := 0, 0
+		for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+			for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+				if b.InkAt(x, y) {
+					ink++
+					if !near(x, y) {
+						off++
+					}
+				}
+			}
+		}
+		if off*100 > ink*3 {
+			t.Errorf("seed %d: %q: %d of the block's %d ink pixels lie off its glyphs", c.seed, c.text, off, ink)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/clean"
 	"github.com/vtsproject/vts/internal/engine/detect"
-	"github.com/vtsproject/vts/internal/engine/find"
 	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/lines"
 	"github.com/vtsproject/vts/internal/engine/page"
@@ -144,7 +143,7 @@ func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]l
 		// Tesseract binarises the whole page at once, so a smooth gradient or soft shading
 		// yields "words" at its threshold edge. Real lettering stands out from its own
 		// surroundings.
-		if find.LocalContrast(img, w.Box) >= find.MinInkContrast {
+		if page.LocalContrast(img, w.Box) >= page.MinInkContrast {
 			kept = append(kept, w)
 		}
 	}

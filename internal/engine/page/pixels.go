@@ -44,3 +44,20 @@ func ColorDist(a, b color.RGBA) int {
 	}
 	return max(d(a.R, b.R), d(a.G, b.G), d(a.B, b.B))
 }
+
+// MinInkContrast is the least difference, in 8-bit levels of the most differing channel,
+// between lettering and its background for a word to count as text.
+const MinInkContrast = 60
+
+// LocalContrast is how far the most distinct pixel inside box stands from the median colour of
+// a ring around it.
+func LocalContrast(img *image.RGBA, box image.Rectangle) int {
+	_, bg := Background(img, box)
+	best := 0
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			best = max(best, ColorDist(img.RGBAAt(x, y), bg))
+		}
+	}
+	return best
+}
