@@ -27,7 +27,7 @@
 // Usage:
 //
 //	go run ./bench/mangaeval [-pages 24] [-seed 1] [-src auto,ja] [-lang ja|ko|zh-Hans|mix]
-//	    [-set default|hard|harsh] [-sfx] [-mode standard] [-dir annotated/] [-out results/] [-dump corpus/]
+//	    [-set default|hard|harsh] [-sfx] [-otherfaces] [-mode standard] [-dir annotated/] [-out results/] [-dump corpus/]
 //	    [-engine reference]
 //
 // -set hard generates Japanese pages that add, to the usual lettering, the kinds engines miss on
@@ -36,6 +36,10 @@
 // is the one earlier figures were measured on. -set harsh draws the pages as published scans
 // shared as JPEG leave them (mangapage.Options.Harsh: quality 60–80, soft grey glyph edges,
 // tinted textured paper, light screentone in some balloons), where erasing leaves ghosts.
+//
+// -otherfaces letters the generated pages' dialogue in typefaces the engine was never tuned on
+// (mangapage.Options.OtherFaces: Motoya L Maruberi and Cedar, M+, Klee One, UmePlus Gothic), to
+// see how far the figures carry to the faces real pages use.
 //
 // -engine reference replaces the ocr engine by one that answers from the annotations (it
 // erases the annotated ink and letters the known English in each balloon): the ceiling of the
@@ -99,20 +103,21 @@ func main() {
 }
 
 type config struct {
-	Pages     int
-	Seed      int64
-	Srcs      []string
-	Mode      string
-	Lang      string
-	Dir       string
-	Out       string
-	Dump      string
-	Tesseract string
-	ReadBack  bool
-	Verbose   bool
-	Engine    string
-	Set       string
-	SFX       bool
+	Pages      int
+	Seed       int64
+	Srcs       []string
+	Mode       string
+	Lang       string
+	Dir        string
+	Out        string
+	Dump       string
+	Tesseract  string
+	ReadBack   bool
+	Verbose    bool
+	Engine     string
+	Set        string
+	SFX        bool
+	OtherFaces bool
 	// CPUProfile names a file for a Go CPU profile of the run: where the engine's own time goes
 	// (Tesseract's processes are not in it; the report's Tesseract-alone column measures them).
 	CPUProfile string
@@ -136,6 +141,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.Verbose, "v", false, "log every bubble")
 	fs.StringVar(&c.Set, "set", "default", "generated pages: default; hard (adds the lettering engines miss on published pages, recall reported by hard kind; ja only); harsh (scans shared as JPEG q60–80: soft grey glyph edges, tinted textured paper, tone in balloons)")
 	fs.BoolVar(&c.SFX, "sfx", false, "generated pages get two to four more sound effects, in more looks and faces (mangapage.Options.SFX)")
+	fs.BoolVar(&c.OtherFaces, "otherfaces", false, "generated pages letter their dialogue in typefaces the engine was never tuned on (mangapage.Options.OtherFaces; ja only)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the run to this file")
 	fs.StringVar(&c.Engine, "engine", "ocr", "engine: ocr; reference (answers from the annotations: the metrics' ceiling); null (changes nothing: their floor)")
 	if err := fs.Parse(args); err != nil {
@@ -167,6 +173,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-set %q: want default, hard or harsh", c.Set)
 	case c.Set == "hard" && c.Lang != "ja":
 		return c, fmt.Errorf("-set hard draws Japanese pages only, not -lang %s", c.Lang)
+	case c.OtherFaces && c.Lang != "ja":
+		return c, fmt.Errorf("-otherfaces draws Japanese pages only, not -lang %s", c.Lang)
+	case c.OtherFaces && c.Dir != "":
+		return c, errors.New("-otherfaces draws generated pages; -dir pages carry their own lettering")
 	case c.SFX && c.Dir != "":
 		return c, errors.New("-sfx draws generated pages; -dir pages carry their own sound effects")
 	case c.Set != "default" && c.Dir != "":
@@ -198,7 +208,7 @@ func openCorpus(c config) (corpus, error) {
 		if lang == "mix" {
 			lang = []string{"ja", "ja", "ja", "ja", "ko", "zh-Hans"}[i%6]
 		}
-		p, err := mangapage.Generate(seed, mangapage.Options{Lang: lang, Hard: c.Set == "hard", Harsh: c.Set == "harsh", SFX: c.SFX})
+		p, err := mangapage.Generate(seed, mangapage.Options{Lang: lang, Hard: c.Set == "hard", Harsh: c.Set == "harsh", SFX: c.SFX, OtherFaces: c.OtherFaces})
 		return p, fmt.Sprintf("page-%03d", i), err
 	}}, nil
 }
@@ -300,6 +310,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.SFX {
 		what += ", with more sound effects (-sfx)"
+	}
+	if c.OtherFaces {
+		what += ", lettered in typefaces the engine was never tuned on (-otherfaces)"
 	}
 	if c.Dir != "" {
 		what = fmt.Sprintf("%d annotated pages of %s", pages.n, c.Dir)

@@ -60,6 +60,18 @@ var dialogueFaces = map[string][]typeface{
 	},
 }
 
+// otherFaces are Japanese typefaces the engines were never tuned on (Options.OtherFaces), of the
+// kinds published manga letter with that dialogueFaces lack: a rounded gothic, a soft mincho, a
+// thin and a bold gothic of other proportions, a pen hand for asides.
+var otherFaces = []typeface{
+	{Name: "Motoya L Maruberi", Path: "/usr/share/fonts/truetype/motoya-l-maruberi/MTLmr3m.ttf"},
+	{Name: "Motoya L Cedar", Path: "/usr/share/fonts/truetype/motoya-l-cedar/MTLc3m.ttf"},
+	{Name: "M+ 1 Regular", Path: "/usr/share/fonts/opentype/mplus/Mplus1-Regular.otf"},
+	{Name: "M+ 2 Bold", Path: "/usr/share/fonts/opentype/mplus/Mplus2-Bold.otf", Bold: true},
+	{Name: "Klee One SemiBold", Path: "/usr/share/fonts/truetype/klee/KleeOne-SemiBold.ttf"},
+	{Name: "UmePlus Gothic", Path: "/usr/share/fonts/truetype/umeplus/umeplus-gothic.ttf"},
+}
+
 // sfxFaces are heavy faces for sound effects, by language.
 var sfxFaces = map[string][]typeface{
 	"ja":      {{Name: "Noto Sans CJK JP Bold", Path: notoSansB, Index: notoJP, Bold: true}, {Name: "Noto Serif CJK JP Bold", Path: notoSerifB, Index: notoJP, Bold: true}},

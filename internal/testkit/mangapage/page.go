@@ -1,6 +1,7 @@
 package mangapage
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -40,6 +41,10 @@ type Options struct {
 	// Harsh draws the page as a scan shared as JPEG (see harsh.go): quality 60–80, softened
 	// strokes, tinted and textured paper, light screentone in some balloons.
 	Harsh bool
+	// OtherFaces letters the dialogue in typefaces the engines were never tuned on (otherFaces
+	// in fonts.go: a rounded gothic, a soft mincho, a thin and a bold gothic, a pen hand), the
+	// page otherwise drawn as any other. Japanese only.
+	OtherFaces bool
 }
 
 // Page is a generated page and its annotations.
@@ -95,6 +100,9 @@ func generate(seed int64, opt Options) (Page, *generator, error) {
 	}
 	if _, ok := dialogueFaces[lang]; !ok {
 		return Page{}, nil, fmt.Errorf("mangapage: language %q is not drawn (ja, ko, zh-Hans)", lang)
+	}
+	if opt.OtherFaces && lang != "ja" {
+		return Page{}, nil, fmt.Errorf("mangapage: other faces are Japanese; %s pages are drawn in their own", lang)
 	}
 	g := &generator{rng: rng, lang: lang, opt: opt}
 	if err := g.fonts(); err != nil {
@@ -174,6 +182,11 @@ type item struct {
 
 func (g *generator) fonts() error {
 	faces := available(dialogueFaces[g.lang])
+	if g.opt.OtherFaces {
+		if faces = available(otherFaces); len(faces) < len(otherFaces) {
+			return errors.New("mangapage: other faces not installed (fonts-motoya-l-maruberi, fonts-motoya-l-cedar, fonts-mplus, fonts-klee, fonts-umeplus)")
+		}
+	}
 	sfx := available(sfxFaces[g.lang])
 	if len(faces) == 0 || len(sfx) == 0 {
 		return fmt.Errorf("mangapage: no font for %s installed (fonts-ipafont, fonts-noto-cjk)", g.lang)
