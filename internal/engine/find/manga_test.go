@@ -109,9 +109,10 @@ func direction(vertical bool) string {
 // without an outline on diagonal hatching, a shout between speed lines, a balloon cut into a
 // light tone, columns set wide apart, a balloon open to a figure) is still found whole, and a
 // balloon's own outline does not join the speech it holds; nor does the tone that fills a
-// balloon join its lettering into rows of dots.
+// balloon join its lettering into rows of dots; and small lettering, each character as large as
+// the next, is not taken for a tone's dots.
 func TestMangaFindsLetteringAmongTexture(t *testing.T) {
-	plain, hard, harsh := mangapage.Options{}, mangapage.Options{Hard: true}, mangapage.Options{Harsh: true}
+	plain, hard, harsh, other := mangapage.Options{}, mangapage.Options{Hard: true}, mangapage.Options{Harsh: true}, mangapage.Options{OtherFaces: true}
 	for _, c := range []struct {
 		seed int64
 		opt  mangapage.Options
@@ -134,6 +135,7 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{506, plain, "ああ、聞いてるよ。"},     // a borderless balloon where speed lines end, a tip beside it
 		{22, hard, "ありがとう。助かったよ。"},    // a balloon open to the page, a figure's thick line chaining it to the art
 		{6, harsh, "ねえ、聞いてる？"},        // a balloon filled with a light tone, on textured paper
+		{2, other, "来週の文化祭、楽しみだね！"},   // 15 px on a small page, its ！ reaching a shirt's tone: every character has twins
 	} {
 		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
@@ -215,20 +217,24 @@ func TestMangaColumnsSetWideApartAreColumns(t *testing.T) {
 // Thin lines are furigana only where furigana sit: right of a main column (above a main row).
 // The narrow kana that end a shout in a column of their own (う！, い。, even split down the gap
 // of い), and a column of small kana beside one a speed line widened, are lettering; furigana
-// so small and blurred that they touch their kanji still leave the column.
+// so small and blurred that they touch their kanji, or as large as half their kanji, still
+// leave the column.
 func TestMangaNarrowLinesAndFurigana(t *testing.T) {
 	for _, c := range []struct {
 		seed     int64
+		opt      mangapage.Options
 		text     string
 		lines    int
 		wantRuby bool
 	}{
-		{20, "おめでとう！", 2, false},
-		{6, "昨日のことは忘れてください。", 5, false},
-		{11, "ちょっ、何すんのよ！？", 2, false},
-		{16, "賛成！", 1, true},
+		{20, mangapage.Options{}, "おめでとう！", 2, false},
+		{6, mangapage.Options{}, "昨日のことは忘れてください。", 5, false},
+		{11, mangapage.Options{}, "ちょっ、何すんのよ！？", 2, false},
+		{16, mangapage.Options{}, "賛成！", 1, true},
+		// UmePlus Gothic 51 px: furigana half the size of their kanji, set tight beside them
+		{22, mangapage.Options{OtherFaces: true}, "この街には秘密がある。", 2, true},
 	} {
-		b, _, want := lettering(t, c.seed, mangapage.Options{}, c.text)
+		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
 			continue
 		}

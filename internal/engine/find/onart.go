@@ -220,7 +220,10 @@ func withoutDots(grp []blob, minChar, maxChar int) (out, dots []blob) {
 	nb := raster.NewNeighbours(comps, 2*minChar)
 	texture := raster.Textures(comps, nb, minChar, maxChar)
 	for i, b := range grp {
-		if texture[i] != raster.DotTexture && (max(b.Box.Dx(), b.Box.Dy()) > 2*minChar || !raster.AmongDots(b.Box, comps, texture, nb)) {
+		// A piece larger than the page's least character is lettering whatever its twins: small
+		// lettering, each character as large as the next, has as many twins as a tone's dots,
+		// which are smaller.
+		if max(b.Box.Dx(), b.Box.Dy()) > minChar || texture[i] != raster.DotTexture && !raster.AmongDots(b.Box, comps, texture, nb) {
 			out = append(out, b)
 		} else {
 			dots = append(dots, b)

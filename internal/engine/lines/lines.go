@@ -421,10 +421,10 @@ func tightRuby(m *page.Mask, lines []image.Rectangle, size int) (ruby []image.Re
 		}
 		cl := raster.Label(sub, true)
 		var rights, centres, heights []int
-		tallest := 0
+		tallest, widest := 0, 0
 		for _, c := range cl.Comps {
 			if max(c.Box.Dx(), c.Box.Dy())*100 >= size*45 {
-				rights, tallest = append(rights, c.Box.Max.X), max(tallest, c.Box.Dy())
+				rights, tallest, widest = append(rights, c.Box.Max.X), max(tallest, c.Box.Dy()), max(widest, c.Box.Dx())
 				centres, heights = append(centres, c.Box.Min.X+c.Box.Max.X), append(heights, c.Box.Dy())
 			}
 		}
@@ -434,8 +434,11 @@ func tightRuby(m *page.Mask, lines []image.Rectangle, size int) (ruby []image.Re
 		}
 		sort.Ints(rights)
 		body, char := rights[len(rights)*7/10], size
+		// Furigana sticking out a third of it widened the column: a character is as wide as the
+		// body's widest piece (the body's edge, where most pieces end, falls short of the widest
+		// kanji, against which furigana of half its size would look too large).
 		if (sub.W-body)*3 >= body {
-			char = min(char, body) // furigana sticking out a third of it widened the column
+			char = min(char, max(body, widest))
 		}
 		// In a short column a kanji its furigana touch (small print, blurred) would set the
 		// body's edge at the furigana's: a character is about as wide as it is tall, around the
