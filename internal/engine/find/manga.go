@@ -284,13 +284,14 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		kept := pruneThick(grp)
 		// A balloon filled with a light tone: its dots chain the lettering into a mass whose
 		// lines are rows of dots. Where they are most of the group, in a paper area of a
-		// balloon's size, and far smaller than the rest (small lettering has twins too, as
-		// large as its strokes), the lettering is looked for without them first. (Open to the
-		// art around, the area is larger, and a shout among the art is better found without
-		// the art's shapes, below.)
+		// balloon's size, and far smaller than the rest (small lettering's twins are as large as
+		// its strokes), the lettering is looked for without them first. (Open to the art
+		// around, a shout among the art is better found without the art's shapes, below.)
 		if len(grp) >= 12 && balloonSized(box, g.Bounds()) {
-			if rest, dots := withoutDots(grp, minChar, maxChar); len(dots)*2 > len(grp) && 2*median(dots, func(b blob) int { return max(b.Box.Dx(), b.Box.Dy()) }) <= median(rest, func(b blob) int { return b.Thick }) {
-				if found := amongTexture(g, grp, pa, minChar, maxChar); len(found) > 0 {
+			rest, dots := withoutDots(grp, minChar, maxChar)
+			size, thick := func(b blob) int { return max(b.Box.Dx(), b.Box.Dy()) }, func(b blob) int { return b.Thick }
+			if len(dots)*2 > len(grp) && 2*median(dots, size) <= median(rest, thick) {
+				if found := amongTexture(g, rest, dots, pa, minChar, maxChar); len(found) > 0 {
 					loose = append(loose, found...)
 					continue
 				}
@@ -349,7 +350,8 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			continue
 		}
 		if len(grp) >= 12 {
-			loose = append(loose, amongTexture(g, grp, pa, minChar, maxChar)...)
+			rest, dots := withoutDots(grp, minChar, maxChar)
+			loose = append(loose, amongTexture(g, rest, dots, pa, minChar, maxChar)...)
 		}
 	}
 	paper := func(x, y int) bool { return ll.ID[y*ll.W+x] == n }
@@ -572,15 +574,13 @@ func letteringOf(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar,
 	return tb
 }
 
-// amongTexture finds the lettering in a group of blobs chained by texture: a light tone's dots,
-// each a hole of paper the blur left light, or a figure's thick line beside a balloon open to
-// it. Without the dots (pieces with several twins of their size close by), and with nothing
-// joining a shape over two and a half times its thickness, the lettering stands alone.
-func amongTexture(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+// amongTexture finds the lettering in a group chained by texture (a light tone's dots, a figure's
+// thick line beside a balloon open to it): without the dots (withoutDots parts the group into
+// rest and dots), nothing joining a shape over 2.5 times as thick, the lettering stands alone.
+func amongTexture(g *image.Gray, rest, dots []blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
 	near := func(a, b blob) bool {
 		return joins(a, b, minChar) && max(a.Thick, b.Thick)*2 <= 5*max(minChar, min(a.Thick, b.Thick))
 	}
-	rest, dots := withoutDots(grp, minChar, maxChar)
 	var out []*page.Block
 	for _, sub := range raster.Cluster(rest, joinSpan(minChar), near) {
 		// The dots stuck to the strokes go too, as on art.

@@ -1,7 +1,7 @@
 // Package raster provides the pixel primitives the engine's stages share: grey-level
 // statistics, work on a page's parts side by side, binary images and their connected pieces and the small ones near a box, box
-// filters over images and masks, the shape of a set of pixels, clustering, and a screentone's
-// lattice of dots.
+// filters over images and masks, the shape of a set of pixels, clustering, which pieces are
+// texture (a tone's dots, hatching), and a screentone's lattice of dots.
 package raster
 
 import (
