@@ -211,31 +211,59 @@ func speeches(filled *region, blocks []*page.Block, idx []int) [][]int {
 // filled, the part of it nearer its lettering than any other's, as its balloon: its erasing and
 // lettering stay out of the other's.
 func shareBalloon(filled *region, blocks []*page.Block) {
-	owner := make([]int, len(filled.Mask))
-	box := make([]image.Rectangle, len(blocks))
-	w := filled.Box.Dx()
-	for i, in := range filled.Mask {
-		owner[i] = -1
-		if !in {
-			continue
-		}
-		p := image.Pt(filled.Box.Min.X+i%w, filled.Box.Min.Y+i/w)
-		px, best := image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))}, 0
-		for k, tb := range blocks {
-			if d := raster.Gap(tb.Box, px); owner[i] < 0 || d < best {
-				owner[i], best = k, d
+	near := make([]image.Rectangle, len(blocks))
+	for k, tb := range blocks {
+		near[k] = tb.Box
+	}
+	for k, m := range filled.Share(near) {
+		blocks[k].Bubble = m
+	}
+}
+
+// dropContained removes specks found inside another block's bubble (a stray mark of punctuation
+// that clustered alone), erasing a bubble cleans all of its interior anyway, and those whose ink
+// the lettering of a bubble holds (a mark another finder took for lettering of its own, which the
+// bubble's block took back).
+func dropContained(blocks []*page.Block) []*page.Block {
+	var out []*page.Block
+next:
+	for _, b := range blocks {
+		for _, o := range blocks {
+			if o == b || o.Bubble == nil || area(b.Box) >= area(o.Box) || len(b.Lines) != 1 {
+				continue
+			}
+			if b.Box.In(o.Box) && b.InkHeldBy(o) || b.Box.In(o.Bubble.Box) && o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
+				continue next
 			}
 		}
-		box[owner[i]] = box[owner[i]].Union(px)
+		out = append(out, b)
 	}
-	for k, tb := range blocks {
-		tb.Bubble = page.NewMask(box[k])
+	return out
+}
+
+// cutOutOfTone is the balloon of the lettering in blocks when it is cut out of a light tone
+// without an outline: the blur leaves the tone light, so the paper area runs on over it, and
+// the lettering would be set out on the tone. Where a tenth of the area around the lettering is
+// dark at the pixel (a tone's dots), the body of clean paper around the lettering is the
+// balloon; nil when the area is plain, or no such body closes around it.
+func cutOutOfTone(g *image.Gray, pa *page.Analysis, filled *region, paper func(x, y int) bool, blocks []*page.Block) *region {
+	var text image.Rectangle
+	for _, tb := range blocks {
+		text = text.Union(tb.Box)
 	}
-	for i, k := range owner {
-		if k >= 0 {
-			m := blocks[k].Bubble
-			m.Mask[(filled.Box.Min.Y+i/w-m.Box.Min.Y)*m.Box.Dx()+filled.Box.Min.X+i%w-m.Box.Min.X] = true
-			m.Area++
+	dark, n := 0, 0
+	for y := filled.Box.Min.Y; y < filled.Box.Max.Y; y += 2 {
+		for x := filled.Box.Min.X; x < filled.Box.Max.X; x += 2 {
+			if filled.Has(x, y) && !image.Pt(x, y).In(text) {
+				n++
+				if g.Pix[y*g.Stride+x] < pa.InkSoft {
+					dark++
+				}
+			}
 		}
 	}
+	if dark*10 < n {
+		return nil
+	}
+	return localBalloon(filled, func(x, y int) bool { return paper(x, y) && g.Pix[y*g.Stride+x] >= pa.InkSoft }, text, blocks[0].Char)
 }

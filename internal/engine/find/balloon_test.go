@@ -96,3 +96,34 @@ func TestMangaColumnRunningOutOfABodyStaysWhole(t *testing.T) {
 		t.Errorf("found as %v, want the whole column %v", b.Box, want.Box)
 	}
 }
+
+// A burst open at its tail and a balloon open to a figure share one panel's white, with the art
+// between them: the white is neither's balloon. Each shout keeps its own body (or, failing one,
+// none), so its lettering is set where it was and not in the middle of the panel.
+func TestMangaShoutsOpenToOnePanelAreNotItsWhite(t *testing.T) {
+	for _, text := range []string{"絶対に許さない！", "誰にも言っちゃダメだよ。"} {
+		b, _, want := lettering(t, 510, mangapage.Options{}, text)
+		if b == nil {
+			continue
+		}
+		if b.Bubble != nil && !b.Bubble.Box.In(want.Balloon.Inset(-b.Char)) {
+			t.Errorf("%q at %v in the balloon %v got the paper %v as its balloon", text, want.Box, want.Balloon, b.Bubble.Box)
+		}
+	}
+}
+
+// A balloon without an outline cut out of a light tone: the blur leaves the tone as light as
+// paper, so its paper area runs on over the panel's tone. Its bubble is the clean paper of the
+// balloon, so the translation is set in the balloon, not out on the tone.
+func TestMangaBalloonCutOutOfALightTone(t *testing.T) {
+	b, _, want := lettering(t, 12, mangapage.Options{Harsh: true}, "先輩、今日の放課後空いてますか？")
+	if b == nil {
+		return
+	}
+	if b.Bubble == nil {
+		t.Fatalf("%q at %v in the balloon %v got no bubble", want.Text, want.Box, want.Balloon)
+	}
+	if !b.Bubble.Box.In(want.Balloon.Inset(-b.Char/2)) || b.Bubble.Area*2 < area(want.Balloon) {
+		t.Errorf("%q at %v in the balloon %v got the bubble %v (%d px)", want.Text, want.Box, want.Balloon, b.Bubble.Box, b.Bubble.Area)
+	}
+}

@@ -63,7 +63,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			}
 			found, loose := detectBlocks(sub, pa, false)
 			for _, tb := range append(found, loose...) {
-				move(tb, image.Pt(0, y0))
+				tb.Move(image.Pt(0, y0))
 				blocks = addUnlessSeen(blocks, tb)
 			}
 			if r.Max.Y == b.Dy() {
@@ -159,27 +159,6 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 		}
 	}
 	return blocks, loose
-}
-
-// dropContained removes specks found inside another block's bubble (a stray mark of punctuation
-// that clustered alone), erasing a bubble cleans all of its interior anyway, and those whose ink
-// the lettering of a bubble holds (a mark another finder took for lettering of its own, which the
-// bubble's block took back).
-func dropContained(blocks []*page.Block) []*page.Block {
-	var out []*page.Block
-next:
-	for _, b := range blocks {
-		for _, o := range blocks {
-			if o == b || o.Bubble == nil || area(b.Box) >= area(o.Box) || len(b.Lines) != 1 {
-				continue
-			}
-			if b.Box.In(o.Box) && inkOf(o, b) || b.Box.In(o.Bubble.Box) && o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
-				continue next
-			}
-		}
-		out = append(out, b)
-	}
-	return out
 }
 
 // blob is a hole of a paper region: a dark shape it encloses.
@@ -386,9 +365,23 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	// than the clustering joins are still one block, read and translated together.
 	// A short shout in a big balloon fills little of it; a balloon that is small on the page
 	// is still a balloon.
+	// Speeches of balloons drawn over each other share it too, each in its own balloon: the
+	// paper between them, art and all, is none of theirs (two shouts open to one panel's white).
+	voices := speeches(filled, out, speech)
+	lettered := area(all)
+	if len(voices) > 1 {
+		lettered = 0
+		for _, grp := range voices {
+			var box image.Rectangle
+			for _, i := range grp {
+				box = box.Union(out[i].Box)
+			}
+			lettered += area(box)
+		}
+	}
 	pb := g.Bounds()
-	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*area(all)
-	if (filled.Area > 8*area(all) && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
+	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*lettered
+	if (filled.Area > 8*lettered && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
 		out = mergeColumns(g, out, made, pa, minChar, maxChar)
 		for _, tb := range out {
 			if open {
@@ -397,10 +390,10 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		}
 		return out, loose
 	}
-	if groups := speeches(filled, out, speech); len(groups) > 1 {
+	if len(voices) > 1 {
 		// Balloons drawn over each other: a speech each, and each its share of the paper.
 		var split []*page.Block
-		for _, grp := range groups {
+		for _, grp := range voices {
 			var blobs []blob
 			for _, i := range grp {
 				blobs = append(blobs, made[i]...)
@@ -421,8 +414,12 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			out = []*page.Block{tb}
 		}
 	}
+	bubble := filled
+	if b := cutOutOfTone(g, pa, filled, paper, out); b != nil {
+		bubble = b
+	}
 	for _, tb := range out {
-		tb.Bubble = filled
+		tb.Bubble = bubble
 	}
 	return out, loose
 }

@@ -181,19 +181,3 @@ func markPix(m *page.Mask, stride int, pieces ...blob) {
 		}
 	}
 }
-
-// inkOf reports whether o's ink holds nearly all of b's.
-func inkOf(o, b *page.Block) bool {
-	n, held := 0, 0
-	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
-		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
-			if b.InkAt(x, y) {
-				n++
-				if o.InkAt(x, y) {
-					held++
-				}
-			}
-		}
-	}
-	return n > 0 && held*10 >= n*9
-}

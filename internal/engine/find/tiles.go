@@ -1,29 +1,13 @@
 package find
 
 import (
-	"image"
 
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
-// A webtoon strip is analysed in overlapping tiles (Manga); these bring a tile's blocks onto
-// the page.
-
-// move moves a block found in a tile to page coordinates.
-func move(b *page.Block, d image.Point) {
-	b.Box = b.Box.Add(d)
-	b.Ink.Box = b.Ink.Box.Add(d)
-	for i := range b.Lines {
-		b.Lines[i] = b.Lines[i].Add(d)
-	}
-	for i := range b.Ruby {
-		b.Ruby[i] = b.Ruby[i].Add(d)
-	}
-	if b.Bubble != nil {
-		b.Bubble.Box = b.Bubble.Box.Add(d)
-	}
-}
+// A webtoon strip is analysed in overlapping tiles (Manga), whose blocks are moved onto the page
+// (page.Block.Move) and gathered here.
 
 // addUnlessSeen adds a block found in a tile unless an overlapping tile found it already; of the
 // two, the one with more lettering (the one not cut by a tile's edge) stays.

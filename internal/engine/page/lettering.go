@@ -40,6 +40,38 @@ func (b *Block) Chars() int {
 // InkAt reports whether the pixel belongs to the block's lettering.
 func (b *Block) InkAt(x, y int) bool { return b.Ink.Has(x, y) }
 
+// InkHeldBy reports whether o's ink holds nearly all of b's.
+func (b *Block) InkHeldBy(o *Block) bool {
+	n, held := 0, 0
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if b.InkAt(x, y) {
+				n++
+				if o.InkAt(x, y) {
+					held++
+				}
+			}
+		}
+	}
+	return n > 0 && held*10 >= n*9
+}
+
+// Move moves the block, and all it saw, by d (a block found in a part of the page onto the
+// page).
+func (b *Block) Move(d image.Point) {
+	b.Box = b.Box.Add(d)
+	b.Ink.Box = b.Ink.Box.Add(d)
+	for i := range b.Lines {
+		b.Lines[i] = b.Lines[i].Add(d)
+	}
+	for i := range b.Ruby {
+		b.Ruby[i] = b.Ruby[i].Add(d)
+	}
+	if b.Bubble != nil {
+		b.Bubble.Box = b.Bubble.Box.Add(d)
+	}
+}
+
 // WorthReading leaves out what could never be lettered over: outside a bubble, a line of fewer
 // than three characters, which on manga pages is nearly always art.
 func (b *Block) WorthReading() bool {

@@ -152,6 +152,43 @@ func Paper(img *image.RGBA, area *Mask, lettering image.Rectangle, fallback colo
 	return color.RGBA{med(rs), med(gs), med(bs), 255}
 }
 
+// Share parts m among the boxes near: each gets the pixels of m nearer it than any other box
+// (by the gap between the pixel and the box; the first box wins a tie), in a mask of its own.
+func (m *Mask) Share(near []image.Rectangle) []*Mask {
+	gap := func(r image.Rectangle, p image.Point) int {
+		return max(0, max(r.Min.X, p.X)-min(r.Max.X, p.X+1), max(r.Min.Y, p.Y)-min(r.Max.Y, p.Y+1))
+	}
+	owner := make([]int, len(m.Mask))
+	box := make([]image.Rectangle, len(near))
+	w := m.Box.Dx()
+	for i, in := range m.Mask {
+		owner[i] = -1
+		if !in {
+			continue
+		}
+		p := image.Pt(m.Box.Min.X+i%w, m.Box.Min.Y+i/w)
+		best := 0
+		for k, r := range near {
+			if d := gap(r, p); owner[i] < 0 || d < best {
+				owner[i], best = k, d
+			}
+		}
+		box[owner[i]] = box[owner[i]].Union(image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))})
+	}
+	out := make([]*Mask, len(near))
+	for k := range near {
+		out[k] = NewMask(box[k])
+	}
+	for i, k := range owner {
+		if k >= 0 {
+			o := out[k]
+			o.Mask[(m.Box.Min.Y+i/w-o.Box.Min.Y)*o.Box.Dx()+m.Box.Min.X+i%w-o.Box.Min.X] = true
+			o.Area++
+		}
+	}
+	return out
+}
+
 // NewMask is an empty mask over r.
 func NewMask(r image.Rectangle) *Mask {
 	return &Mask{Box: r, Mask: make([]bool, r.Dx()*r.Dy())}

@@ -92,3 +92,23 @@ func TestPolygon(t *testing.T) {
 		t.Fatal("two points make no area")
 	}
 }
+
+// Two balloons' lettering on one paper area: each gets the paper nearer its own lettering,
+// every pixel of the area goes to one of them, and none to both.
+func TestMaskShare(t *testing.T) {
+	m := &Mask{Box: image.Rect(0, 0, 100, 40), Mask: make([]bool, 4000), Area: 4000}
+	for i := range m.Mask {
+		m.Mask[i] = true
+	}
+	m.Mask[0], m.Area = false, 3999 // a pixel that is no paper goes to nobody
+	parts := m.Share([]image.Rectangle{image.Rect(10, 10, 30, 30), image.Rect(70, 10, 90, 30)})
+	if len(parts) != 2 || parts[0].Area+parts[1].Area != m.Area {
+		t.Fatalf("parts %d, areas %d + %d, want 2 sharing %d", len(parts), parts[0].Area, parts[1].Area, m.Area)
+	}
+	if !parts[0].Has(45, 20) || parts[1].Has(45, 20) || !parts[1].Has(55, 20) || parts[0].Has(55, 20) || parts[0].Has(0, 0) {
+		t.Errorf("the paper between them is not parted at its middle: %v, %v", parts[0].Box, parts[1].Box)
+	}
+	if parts[0].Box != image.Rect(0, 0, 50, 40) || parts[1].Box != image.Rect(50, 0, 100, 40) {
+		t.Errorf("parts %v and %v, want the halves", parts[0].Box, parts[1].Box)
+	}
+}
