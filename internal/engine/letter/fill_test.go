@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/image/font"
+	"golang.org/x/image/math/fixed"
+
 	"github.com/vtsproject/vts/internal/engine/page"
 )
 
@@ -103,5 +106,61 @@ func TestUpperLettering(t *testing.T) {
 	}
 	if bytes.Equal(upper, letterWith("Who are you?", "")) {
 		t.Error("mixed case lettering came out in capitals")
+	}
+}
+
+// A word broken at a line's end is broken where a syllable ends (strong-er, under-stand,
+// hap-pened), never after a lone onset (unders-tand) or inside one sound (someth-ing), and
+// anywhere only when no such break fits the line.
+func TestHyphenationBreaksAtSyllables(t *testing.T) {
+	face := (&letterer{fnt: testFonts(t).primary}).face(20)
+	wide := fixed.I(1000)
+	for word, want := range map[string]string{
+		"stronger.":  "strong-",
+		"understand": "under-",
+		"happened":   "hap-",
+		"tomorrow!":  "tomor-",
+		"waiting":    "wait-",
+	} {
+		if head, _ := splitToFit(face, word, wide); head != want {
+			t.Errorf("%q broken as %q, want %q", word, head, want)
+		}
+	}
+	// No syllable's end fits: the longest head that fits.
+	narrow := font.MeasureString(face, "stro-")
+	if head, tail := splitToFit(face, "stronger", narrow); head != "stro-" || tail != "nger" {
+		t.Errorf("stronger in %v: %q + %q, want the break that fits", narrow, head, tail)
+	}
+	if head, _ := splitToFit(face, "Eek!", wide); head != "" {
+		t.Errorf("a short word broken: %q", head)
+	}
+}
+
+// A balloon open at its foot to a panel's white gives a bubble that runs on into that white:
+// the translation is set where the source was, in the balloon, not at the centroid of balloon
+// and white together, out on the art.
+func TestBlockInABalloonOpenToThePanelStaysInTheBalloon(t *testing.T) {
+	white := color.RGBA{255, 255, 255, 255}
+	img := blank(600, 600, white)
+	balloon := page.Polygon(ellipseShape(200, 160, 90, 130))
+	strip := image.Rect(0, 260, 600, 560) // the panel's white the balloon opens to
+	area := &page.Mask{Box: balloon.Box.Union(strip)}
+	area.Mask = make([]bool, area.Box.Dx()*area.Box.Dy())
+	for y := area.Box.Min.Y; y < area.Box.Max.Y; y++ {
+		for x := area.Box.Min.X; x < area.Box.Max.X; x++ {
+			if balloon.Has(x, y) || image.Pt(x, y).In(strip) {
+				area.Mask[(y-area.Box.Min.Y)*area.Box.Dx()+x-area.Box.Min.X] = true
+				area.Area++
+			}
+		}
+	}
+	src := image.Rect(180, 70, 220, 250)
+	testFonts(t).Block(img, Target{Box: src, Area: area, Char: 20, Paper: white}, "I don't believe in fate.", "en")
+	ink, n := inkBox(img, img.Bounds(), white)
+	if n == 0 {
+		t.Fatal("nothing lettered")
+	}
+	if c := ink.Min.Add(ink.Max).Div(2); !c.In(balloon.Box) || ink.Max.Y > 290 {
+		t.Errorf("lettered at %v (centre %v), want it in the balloon %v, about the source %v", ink, c, balloon.Box, src)
 	}
 }

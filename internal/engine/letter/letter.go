@@ -20,6 +20,9 @@ type Target struct {
 	// Area is the room to letter into (a bubble's interior, kept clear of its outline); nil
 	// for text on art, which is lettered over its own box.
 	Area *page.Mask
+	// Room is, for text on art, the box to letter into when it is larger than the lettering's
+	// own (a column on plain paper, lettered in lines across: roomAcross); empty otherwise.
+	Room image.Rectangle
 	// Char is the source's character size in pixels, which the translation may not outgrow.
 	Char int
 	// Paper is the colour behind the lettering.
@@ -53,12 +56,15 @@ func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Po
 	}
 	if area == nil {
 		box := t.Box.Inset(-t.Char / 2).Intersect(dst.Bounds())
+		if !t.Room.Empty() {
+			box = t.Room
+		}
 		area = &page.Mask{Box: box, Mask: make([]bool, box.Dx()*box.Dy()), Area: box.Dx() * box.Dy()}
 		for i := range area.Mask {
 			area.Mask[i] = true
 		}
 	}
-	lay := l.fitShape(area, float64(t.Char)*maxGrowth, minReadable)
+	lay := l.fitShape(area, t.Box.Inset(-t.Char), float64(t.Char)*maxGrowth, minReadable)
 	if lay.face != nil && busy(dst, area) {
 		radius := max(2, lay.face.Metrics().Height.Round()/9)
 		drawHaloed(dst, area.Box, radius, ink, haloFor(ink), func(a *image.Alpha) { lay.draw(a, color.Opaque) })
@@ -132,7 +138,7 @@ func Letter(p *page.Page, f *Fonts) int {
 			f.Box(p.Image, area, text, p.TargetLang, float64(b.Char)/0.8*1.1, b.InkColor)
 			shape = page.Corners(area)
 		} else {
-			shape = f.Block(p.Image, target(p, b), text, p.TargetLang)
+			shape = f.Block(p.Image, target(p, i), text, p.TargetLang)
 		}
 		if len(b.Shape) == 0 {
 			b.Shape = shape // the shape is kept, so that lettering again lands in the same place
@@ -143,8 +149,9 @@ func Letter(p *page.Page, f *Fonts) int {
 	return n
 }
 
-// target is where block b's translation goes in a bubble or a box.
-func target(p *page.Page, b *page.Block) Target {
+// target is where block i's translation goes in a bubble or a box.
+func target(p *page.Page, i int) Target {
+	b := &p.Blocks[i]
 	t := Target{Box: b.Box, Char: b.Char, Paper: b.Paper, Vertical: b.Vertical}
 	if b.Char == 0 {
 		// Rebuilt from a transcript: the shape is the area the translation was lettered into,
@@ -173,6 +180,8 @@ func target(p *page.Page, b *page.Block) Target {
 			margin = max(2, b.Char/3)
 		}
 		t.Area = b.Bubble.Erode(margin)
+	} else if b.Vertical && !lang.IsCJK(p.TargetLang) {
+		t.Room = roomAcross(p.Image, p.Blocks, i, b.Paper, b.Char)
 	}
 	return t
 }

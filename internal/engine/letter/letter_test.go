@@ -171,3 +171,56 @@ func TestLetterFoundParagraphInItsInk(t *testing.T) {
 		t.Errorf("%d of %d lettered pixels in the measured ink, want most", solid, n)
 	}
 }
+
+// A column of free text on the panel's paper, lettered in lines across, gets room across from
+// the plain paper around it: the translation is set wider than the column, at a readable size,
+// and stops short of the art on one side and of another block on the other. On art (no plain
+// paper around) it keeps the column's own box.
+func TestLetterColumnOnPlainPaperTakesRoomAcross(t *testing.T) {
+	white, black := color.RGBA{255, 255, 255, 255}, color.RGBA{0, 0, 0, 255}
+	col := image.Rect(240, 100, 262, 380)
+	page1 := func(bg color.RGBA) *page.Page {
+		img := blank(500, 500, bg)
+		for y := 0; y < 500; y++ {
+			for x := 320; x < 500; x++ {
+				img.SetRGBA(x, y, black) // art to the right
+			}
+		}
+		return &page.Page{Image: img, TargetLang: "en", Blocks: []page.Block{
+			{ID: "b1", Box: image.Rect(100, 150, 150, 300), Kind: page.Free, Lang: "ja", Source: "ドン", Char: 22, Paper: bg},
+			{ID: "b2", Box: col, Kind: page.Free, Vertical: true, Lang: "ja", Source: "どうして泣いてるの？", Char: 22,
+				Paper: bg, Translation: "Why are you crying?", Status: page.Translated},
+		}}
+	}
+	p := page1(white)
+	if n := Letter(p, testFonts(t)); n != 1 {
+		t.Fatalf("lettered %d blocks, want 1", n)
+	}
+	ink, n := inkBox(p.Image, image.Rect(0, 0, 320, 500), white)
+	if n == 0 {
+		t.Fatal("nothing lettered")
+	}
+	if ink.Dx() < 3*col.Dx() {
+		t.Errorf("lettering %v is %d px wide, want the room across a %d px column gives (≥ %d)", ink, ink.Dx(), col.Dx(), 3*col.Dx())
+	}
+	if ink.Min.X < 150 || ink.Max.X > 320 {
+		t.Errorf("lettering %v runs into the block at x < 150 or the art at x ≥ 320", ink)
+	}
+	if shape := p.Blocks[1].Shape; len(shape) < 4 || page.Polygon(shape).Box.Dx() <= col.Dx()+22 {
+		t.Errorf("shape %v: want the room lettered into kept, wider than the column", shape)
+	}
+
+	grey := color.RGBA{128, 128, 128, 255}
+	p = page1(grey)
+	for y := 0; y < 500; y++ { // a tone all round: no plain paper
+		for x := 0; x < 320; x++ {
+			if (x/3+y/3)%2 == 0 && !image.Pt(x, y).In(col) {
+				p.Image.SetRGBA(x, y, white)
+			}
+		}
+	}
+	Letter(p, testFonts(t))
+	if room := page.Polygon(p.Blocks[1].Shape).Box; room.Dx() > col.Dx()+22+2 {
+		t.Errorf("on art, lettered into %v, want the column's box with half a character around (%v)", room, col.Inset(-11))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"image/draw"
 	"strings"
+	"unicode"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/math/fixed"
@@ -140,24 +141,69 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 }
 
 // splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping at least
-// three letters on each side: a short word ("Eek!") is never broken.
+// three letters on each side: a short word ("Eek!") is never broken. It cuts where a syllable
+// ends if it can (syllableEnd), anywhere else only when no such cut fits.
 func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string) {
 	runes := []rune(word)
-	for cut := len(runes) - 3; cut >= 3; cut-- {
-		head := string(runes[:cut]) + "-"
-		if font.MeasureString(face, head) <= maxW {
-			return head, string(runes[cut:])
+	for _, syllable := range []bool{true, false} {
+		for cut := len(runes) - 3; cut >= 3; cut-- {
+			if head := string(runes[:cut]) + "-"; (!syllable || syllableEnd(runes, cut)) && font.MeasureString(face, head) <= maxW {
+				return head, string(runes[cut:])
+			}
 		}
 	}
 	return "", word
 }
 
+// syllableEnd reports whether a reader of a Latin-script language expects a syllable to end
+// before runes[cut]: before a common ending (strong-er, fight-ing), or between two consonants
+// that are neither one sound (t-h, n-g, c-k) nor the start of a syllable (under-stand, not
+// unders-tand): hap-pen, win-dow. A cut anywhere else (stro-nger) makes the reader stumble.
+func syllableEnd(runes []rune, cut int) bool {
+	a, b := unicode.ToLower(runes[cut-1]), unicode.ToLower(runes[cut])
+	if !unicode.IsLetter(a) || !unicode.IsLetter(b) {
+		return false
+	}
+	vowel := func(r rune) bool {
+		return strings.ContainsRune("aeiouyàáâäèéêëìíîïòóôöùúûü", unicode.ToLower(r))
+	}
+	if !strings.ContainsFunc(string(runes[:cut]), vowel) {
+		return false // str-ing
+	}
+	tail := strings.ToLower(strings.TrimRightFunc(string(runes[cut:]), func(r rune) bool { return !unicode.IsLetter(r) }))
+	switch tail {
+	case "ing", "ings":
+		return a != 'h' // some-thing, not someth-ing
+	case "er", "ers", "est", "ly", "ful", "less", "ness", "ment", "tion", "tions", "able":
+		return true
+	case "ed": // a syllable of its own only after t or d: want-ed, not tir-ed
+		return a == 't' || a == 'd'
+	}
+	if vowel(a) || vowel(b) {
+		return false
+	}
+	switch string([]rune{a, b}) {
+	case "th", "ch", "sh", "ph", "wh", "gh", "ck", "ng", "qu", // one sound
+		"st", "sp", "sc", "sk", "pl", "pr", "bl", "br", "cl", "cr", "dr", "fl", "fr", "gl", "gr", "tr": // a syllable's start: under-stand
+		return false
+	}
+	return true
+}
+
 // fitShape finds the largest size in [minReadable, maxSize] that fits text into area, trying
 // normal then tight leading, then hyphenation, and only then sizes down to half of minReadable;
 // the lines it found are then balanced (see balance).
-func (l *letterer) fitShape(area *page.Mask, maxSize, minReadable float64) shapeLayout {
+//
+// The lines are centred on the area's centroid when it lies near, within a character of the
+// source's lettering (near is that grown box); otherwise on the lettering's centre: a bubble
+// whose paper runs on past its balloon (a balloon open at one side to a panel's white) has its
+// centroid out on that paper, where the art is.
+func (l *letterer) fitShape(area *page.Mask, near image.Rectangle, maxSize, minReadable float64) shapeLayout {
 	toks := strings.Fields(l.text)
 	center := centroid(area)
+	if c := near.Min.Add(near.Max).Div(2); !near.Empty() && !center.In(near) && area.Has(c.X, c.Y) {
+		center = c
+	}
 	search := func(lo, hi, leading float64, hyph, strict bool) (shapeLayout, bool) {
 		try := func(size float64) (shapeLayout, bool) {
 			lay, ok := tryShape(l.face(size), toks, area, center, leading, hyph, 1)
