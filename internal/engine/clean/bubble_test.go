@@ -259,3 +259,74 @@ func TestBlockOnPlainPaperErasesWhatTheMaskMissed(t *testing.T) {
 		}
 	}
 }
+
+// grainyPaper is paper with a scan's grain: each pixel a few levels off the paper's colour.
+func grainyPaper(w, h int, paper color.RGBA) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	seed := uint32(7)
+	for y := range h {
+		for x := range w {
+			seed = seed*1664525 + 1013904223
+			d := int(seed>>24)%15 - 7
+			c := func(v uint8) uint8 { return uint8(int(v) + d) }
+			img.SetRGBA(x, y, color.RGBA{c(paper.R), c(paper.G), c(paper.B), 255})
+		}
+	}
+	return img
+}
+
+// spread is the standard deviation of the luma of img over the pixels of r that m holds.
+func spread(img *image.RGBA, r image.Rectangle, m *page.Mask) float64 {
+	var s, s2, n float64
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if m == nil || m.Has(x, y) {
+				v := float64(page.Luma(img.RGBAAt(x, y)))
+				s, s2, n = s+v, s2+v*v, n+1
+			}
+		}
+	}
+	return math.Sqrt(s2/n - (s/n)*(s/n))
+}
+
+// Erased lettering on grainy paper, in a bubble and on a panel's plain paper, keeps the paper's
+// grain: the region erased is no flat patch (its pixels vary about as much as the paper around),
+// and no mark comes back into it.
+func TestErasingKeepsThePapersGrain(t *testing.T) {
+	paper := color.RGBA{236, 230, 220, 255}
+	box := image.Rect(80, 50, 120, 150)
+	for _, inBubble := range []bool{true, false} {
+		img := grainyPaper(200, 200, paper)
+		ink := page.NewMask(box)
+		for y := 55; y < 145; y++ {
+			for x := 90; x < 110; x++ {
+				if (y/10)%2 == 0 || x < 94 {
+					img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
+					ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+				}
+			}
+		}
+		around := spread(img, image.Rect(0, 0, 60, 200), nil)
+		tg := Target{Box: box, Char: 20, Ink: ink}
+		if inBubble {
+			bubble := page.NewMask(image.Rect(10, 10, 190, 190))
+			for i := range bubble.Mask {
+				bubble.Mask[i] = true
+			}
+			bubble.Area = len(bubble.Mask)
+			tg.Bubble, tg.Paper = bubble, paper
+		}
+		Block(img, page.Gray(img), 236, tg)
+		erased := spread(img, box, nil)
+		if erased < around/2 {
+			t.Errorf("in a bubble %v: the erased region's grain is %.1f levels, the paper's %.1f: a flat patch", inBubble, erased, around)
+		}
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			for x := box.Min.X; x < box.Max.X; x++ {
+				if page.ColorDist(img.RGBAAt(x, y), paper) > 24 { // visibly off the paper, beyond its grain
+					t.Fatalf("in a bubble %v: (%d,%d) is %v after erasing, off the paper %v", inBubble, x, y, img.RGBAAt(x, y), paper)
+				}
+			}
+		}
+	}
+}

@@ -184,7 +184,14 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		area.Area = len(area.Mask)
 		// Rebuilt from the paper around rather than painted one colour, so that a scan's
 		// blotches and tint carry on through.
-		Fill(img, letteringMask(gray, int(page.Luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area))
+		m := letteringMask(gray, int(page.Luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area)
+		Fill(img, m)
+		// The grain comes from the light around, as far again as the region is large.
+		around := page.NewMask(m.Box.Inset(-max(m.Box.Dx(), m.Box.Dy()) - 2).Intersect(pb))
+		for i := range around.Mask {
+			around.Mask[i] = true
+		}
+		withGrain(img, gray, m, around, int(page.Luma(paper)), t.Char)
 		return
 	}
 	// On a screentone the dots are carried on through the erased strokes, and through the white
@@ -234,6 +241,7 @@ func inBubble(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 			}
 		}
 	}
+	withGrain(img, gray, m, inner, paperY, t.Char)
 }
 
 // letteringMask is what erasing covers in a paper area (inner, the bubble kept clear of its
