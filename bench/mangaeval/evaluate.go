@@ -76,6 +76,10 @@ type bubbleResult struct {
 	FillWidth    float64 `json:"fillWidth,omitempty"`
 	FillHeight   float64 `json:"fillHeight,omitempty"`
 	FillMeasured bool    `json:"fillMeasured"`
+	// Outside is the share of the lettering of the block read for this bubble that lies outside
+	// its balloon.
+	Outside         float64 `json:"outside,omitempty"`
+	OutsideMeasured bool    `json:"outsideMeasured"`
 }
 
 func toRect(r image.Rectangle) mangapage.Rect {
@@ -157,6 +161,9 @@ func (ev *evaluator) evaluate(ctx context.Context, p mangapage.Page, name, src s
 			}
 			if res.Cleaned {
 				br.FillWidth, br.FillHeight, br.FillMeasured = letteringFill(p.Image, out, cleaned, bb)
+				if k := readings[i].Block; tr != nil && k >= 0 && k < len(tr.Blocks) && tr.Blocks[k].Status == "lettered" {
+					br.Outside, br.OutsideMeasured = letteringOutside(p.Image, out, cleaned, bb, tr.Blocks[k].Shape)
+				}
 			}
 		}
 		if ev.verbose {

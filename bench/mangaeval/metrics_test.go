@@ -313,3 +313,31 @@ func TestLetteringFill(t *testing.T) {
 		t.Error("a balloon with no lettering was measured")
 	}
 }
+
+// Lettering set where its balloon's paper ran on, out on the page beside the balloon, is
+// measured as the share of it outside the balloon; lettering inside is none.
+func TestLetteringOutside(t *testing.T) {
+	src, b := glyphPage(250, 20)
+	cleaned := erase(src, b, 1, 250)
+	letter := func(x0, x1 int) *image.Gray {
+		out := image.NewGray(cleaned.Rect)
+		copy(out.Pix, cleaned.Pix)
+		for y := 50; y < 70; y++ {
+			for x := x0; x < x1; x++ {
+				out.SetGray(x, y, color.Gray{0})
+			}
+		}
+		return out
+	}
+	shape := []engine.Point{{X: 0, Y: 0}, {X: 119, Y: 0}, {X: 119, Y: 119}, {X: 0, Y: 119}}
+	if s, ok := letteringOutside(src, letter(50, 70), cleaned, b, shape); !ok || s != 0 {
+		t.Errorf("lettering inside the balloon %v: %.2f outside (%v), want 0", b.Balloon, s, ok)
+	}
+	// 60 px of lettering from x 60, the balloon ending at x 100 (+2): 18 columns of 60 outside.
+	if s, ok := letteringOutside(src, letter(60, 120), cleaned, b, shape); !ok || math.Abs(s-18.0/60) > 0.01 {
+		t.Errorf("lettering running out of the balloon %v: %.2f outside (%v), want 0.30", b.Balloon, s, ok)
+	}
+	if _, ok := letteringOutside(src, cleaned, cleaned, b, shape); ok {
+		t.Error("a balloon with no lettering was measured")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
@@ -24,6 +25,9 @@ const (
 	otherInk = 100
 	// maxCleanResidue is the residue under which a bubble counts as clean of ghost glyphs.
 	maxCleanResidue = 0.01
+	// maxOutside is the share of a balloon's lettering outside it above which a reader sees the
+	// translation spill out of its balloon (a letter's serif past the outline is not that).
+	maxOutside = 0.1
 )
 
 // residue is, on the cleaned page out, the share of the pixels on and around bubble b's former
@@ -111,6 +115,38 @@ func letteringFill(src, out, cleaned image.Image, b mangapage.Bubble) (w, h floa
 	return float64(ext.Dx()) / float64(balloon.Dx()), float64(ext.Dy()) / float64(balloon.Dy()), true
 }
 
+// letteringOutside is the share of the lettering set into shape (a transcript block's outline,
+// in out's pixels) that lies outside bubble b's balloon on the translated page out: a balloon's
+// translation set out on the art or the panel's white beside it, where the balloon's paper ran
+// on. ok is false for text without a balloon or no lettering to measure.
+func letteringOutside(src, out, cleaned image.Image, b mangapage.Bubble, shape []engine.Point) (share float64, ok bool) {
+	if b.Balloon.Empty() || out == nil || cleaned == nil || out.Bounds() != cleaned.Bounds() || len(shape) == 0 {
+		return 0, false
+	}
+	sb, ob := src.Bounds(), out.Bounds()
+	balloon := scaleRect(b.Balloon, float64(ob.Dx())/float64(sb.Dx()), float64(ob.Dy())/float64(sb.Dy())).Inset(-2)
+	var area image.Rectangle
+	for _, p := range shape {
+		area = area.Union(image.Rect(p.X, p.Y, p.X+1, p.Y+1))
+	}
+	n, outside := 0, 0
+	area = area.Intersect(ob)
+	for y := area.Min.Y; y < area.Max.Y; y++ {
+		for x := area.Min.X; x < area.Max.X; x++ {
+			if math.Abs(lum(out.At(x, y))-lum(cleaned.At(x, y))) > 64 {
+				n++
+				if !image.Pt(x, y).In(balloon) {
+					outside++
+				}
+			}
+		}
+	}
+	if n < 20 {
+		return 0, false
+	}
+	return float64(outside) / float64(n), true
+}
+
 // kindOf is the kind recall is reported by: the annotated kind, with short lettering (shouts of
 // one to four characters, the commonest miss) apart.
 func kindOf(b bubbleResult) string {
@@ -125,6 +161,9 @@ type publishTally struct {
 	Erased, Clean int       // emptied bubbles whose residue could be measured; those under maxCleanResidue
 	Residues      []float64 // over every measured bubble
 	FillW, FillH  []float64
+	// Lettered counts the bubbles whose lettering could be placed against their balloon, and
+	// Outside those with more than maxOutside of it outside the balloon.
+	Lettered, Outside int
 	KindTotal     map[string]int
 	KindRead      map[string]int
 	// HardTotal and HardRead count dialogue by its hard kind (mangapage.HardKinds), ordinary
@@ -179,6 +218,12 @@ func (t *publishTally) add(r pageResult) {
 		}
 		if b.FillMeasured {
 			t.FillW, t.FillH = append(t.FillW, b.FillWidth), append(t.FillH, b.FillHeight)
+		}
+		if b.OutsideMeasured {
+			t.Lettered++
+			if b.Outside > maxOutside {
+				t.Outside++
+			}
 		}
 	}
 }

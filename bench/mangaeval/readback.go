@@ -63,12 +63,17 @@ func (rb readBack) read(ctx context.Context, img image.Image, r image.Rectangle)
 
 // readCrop is the part of the output page where bubble b's translation should be lettered:
 // its balloon, or its box grown by a third of its smaller side (at least 8 pixels) for text
-// without one; mapped into out's pixels when out is another size than the source page.
+// without one; mapped into out's pixels when out is another size than the source page. A
+// column without a balloon, translated into lines across, is lettered wider than the column:
+// its crop reaches a third of the column's height to either side.
 func readCrop(b balloonBoxes, page, out image.Rectangle) image.Rectangle {
 	r := b.Balloon
 	if r.Empty() {
 		g := max(8, min(b.Box.Dx(), b.Box.Dy())/3)
 		r = b.Box.Inset(-g)
+		if b.Box.Dy() > 2*b.Box.Dx() {
+			r.Min.X, r.Max.X = min(r.Min.X, b.Box.Min.X-b.Box.Dy()/3), max(r.Max.X, b.Box.Max.X+b.Box.Dy()/3)
+		}
 	}
 	sx := float64(out.Dx()) / float64(page.Dx())
 	sy := float64(out.Dy()) / float64(page.Dy())

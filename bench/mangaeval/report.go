@@ -207,9 +207,9 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 			notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks.", src, t.Blocks))
 		}
 	}
-	b.WriteString("\nWhat a reader of the finished page sees: bubbles clean of ghost glyphs (of the emptied ones, the share whose residue, the pixels on and around the former glyphs still visibly darker than the paper, is at most 1 %), the mean residue over every measured bubble, recall by kind of lettering (short: one to four characters; sfx are found but not scored above), sound effects whose block the engine marked sfx (to be left in the art), the transcript's blocks kept as skipped (found, left untouched for a person), and the median extent of the lettering as a share of its balloon's width and height.\n\n")
-	b.WriteString("| source | clean of ghosts | mean residue | found & read: bubble | caption | free | short | sfx | sfx marked sfx | skipped blocks | lettering width / balloon | height / balloon |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\nWhat a reader of the finished page sees: bubbles clean of ghost glyphs (of the emptied ones, the share whose residue, the pixels on and around the former glyphs still visibly darker than the paper, is at most 1 %), the mean residue over every measured bubble, recall by kind of lettering (short: one to four characters; sfx are found but not scored above), sound effects whose block the engine marked sfx (to be left in the art), the transcript's blocks kept as skipped (found, left untouched for a person), the median extent of the lettering as a share of its balloon's width and height, and the balloons whose lettering spills out of them (over a tenth of it outside the balloon).\n\n")
+	b.WriteString("| source | clean of ghosts | mean residue | found & read: bubble | caption | free | short | sfx | sfx marked sfx | skipped blocks | lettering width / balloon | height / balloon | lettering outside its balloon |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, src := range c.Srcs {
 		var t publishTally
 		for _, r := range results[src] {
@@ -219,11 +219,11 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 		for _, v := range t.Residues {
 			mean += v / float64(len(t.Residues))
 		}
-		fmt.Fprintf(&b, "| %s, finished page | %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f |\n", src, pct(t.Clean, t.Erased), mean,
+		fmt.Fprintf(&b, "| %s, finished page | %s | %.3f | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s |\n", src, pct(t.Clean, t.Erased), mean,
 			pct(t.KindRead[mangapage.KindBubble], t.KindTotal[mangapage.KindBubble]), pct(t.KindRead[mangapage.KindCaption], t.KindTotal[mangapage.KindCaption]),
 			pct(t.KindRead[mangapage.KindFree], t.KindTotal[mangapage.KindFree]), pct(t.KindRead["short"], t.KindTotal["short"]),
 			pct(t.KindRead[mangapage.KindSFX], t.KindTotal[mangapage.KindSFX]), pct(t.SFXMarked, t.KindTotal[mangapage.KindSFX]),
-			pct(t.Skipped, t.Blocks), medianOf(t.FillW), medianOf(t.FillH))
+			pct(t.Skipped, t.Blocks), medianOf(t.FillW), medianOf(t.FillH), pct(t.Outside, t.Lettered))
 	}
 	hardTable(&b, c, results)
 	b.WriteString("\n")
