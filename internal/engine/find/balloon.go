@@ -243,8 +243,8 @@ next:
 
 // cutOutOfTone is the balloon of the lettering in blocks when it is cut out of a light tone
 // without an outline: the blur leaves the tone light, so the paper area runs on over it, and
-// the lettering would be set out on the tone. Where a tenth of the area around the lettering is
-// dark at the pixel (a tone's dots), the body of clean paper around the lettering is the
+// the lettering would be set out on the tone. Where a twentieth of the area around the lettering
+// is dark at the pixel (a tone's dots), the body of clean paper around the lettering is the
 // balloon; nil when the area is plain, or no such body closes around it.
 func cutOutOfTone(g *image.Gray, pa *page.Analysis, filled *region, paper func(x, y int) bool, blocks []*page.Block) *region {
 	var text image.Rectangle
@@ -262,7 +262,7 @@ func cutOutOfTone(g *image.Gray, pa *page.Analysis, filled *region, paper func(x
 			}
 		}
 	}
-	if dark*10 < n {
+	if dark*20 < n {
 		return nil
 	}
 	return localBalloon(filled, func(x, y int) bool { return paper(x, y) && g.Pix[y*g.Stride+x] >= pa.InkSoft }, text, blocks[0].Char)

@@ -67,6 +67,21 @@ func bandSpan(area *page.Mask, x, y0, y1 int) (int, int) {
 	return lo, hi
 }
 
+// within is the part of area inside r.
+func within(area *page.Mask, r image.Rectangle) *page.Mask {
+	r = r.Intersect(area.Box)
+	out := page.NewMask(r)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if area.Has(x, y) {
+				out.Mask[(y-r.Min.Y)*r.Dx()+x-r.Min.X] = true
+				out.Area++
+			}
+		}
+	}
+	return out
+}
+
 // centroid is the mean position of the area's pixels.
 func centroid(area *page.Mask) image.Point {
 	var sx, sy, n int
@@ -195,14 +210,18 @@ func syllableEnd(runes []rune, cut int) bool {
 // the lines it found are then balanced (see balance).
 //
 // The lines are centred on the area's centroid when it lies near, within a character of the
-// source's lettering (near is that grown box); otherwise on the lettering's centre: a bubble
-// whose paper runs on past its balloon (a balloon open at one side to a panel's white) has its
-// centroid out on that paper, where the art is.
+// source's lettering (near is that grown box); otherwise on the lettering's centre, in a
+// square of the area about it: a bubble whose paper runs on past its balloon (a balloon open
+// at one side to a panel's white) has its centroid out on that paper, where the art is.
 func (l *letterer) fitShape(area *page.Mask, near image.Rectangle, maxSize, minReadable float64) shapeLayout {
 	toks := strings.Fields(l.text)
 	center := centroid(area)
 	if c := near.Min.Add(near.Max).Div(2); !near.Empty() && !center.In(near) && area.Has(c.X, c.Y) {
+		// The paper that ran on is no room to letter into either: the area is kept to a
+		// square about the source as wide as the source is long, even on either side.
 		center = c
+		r := min(max(near.Dx(), near.Dy())/2, c.X-area.Box.Min.X, area.Box.Max.X-c.X)
+		area = within(area, image.Rect(c.X-r, c.Y-max(near.Dx(), near.Dy())/2, c.X+r, c.Y+max(near.Dx(), near.Dy())/2))
 	}
 	search := func(lo, hi, leading float64, hyph, strict bool) (shapeLayout, bool) {
 		try := func(size float64) (shapeLayout, bool) {
