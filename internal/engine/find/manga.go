@@ -365,8 +365,9 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	// than the clustering joins are still one block, read and translated together.
 	// A short shout in a big balloon fills little of it; a balloon that is small on the page
 	// is still a balloon.
-	// Speeches of balloons drawn over each other share it too, each in its own balloon: the
-	// paper between them, art and all, is none of theirs (two shouts open to one panel's white).
+	// Where it holds several speeches (balloons drawn over each other, or two shouts open to
+	// one panel's white), the lettering is measured speech by speech: the paper between them,
+	// art and all, is none of theirs.
 	voices := speeches(filled, out, speech)
 	lettered := area(all)
 	if len(voices) > 1 {

@@ -1,7 +1,6 @@
 package find
 
 import (
-
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
