@@ -164,8 +164,8 @@ type publishTally struct {
 	// Lettered counts the bubbles whose lettering could be placed against their balloon, and
 	// Outside those with more than maxOutside of it outside the balloon.
 	Lettered, Outside int
-	KindTotal     map[string]int
-	KindRead      map[string]int
+	KindTotal         map[string]int
+	KindRead          map[string]int
 	// HardTotal and HardRead count dialogue by its hard kind (mangapage.HardKinds), ordinary
 	// dialogue under "".
 	HardTotal, HardRead map[string]int
