@@ -245,7 +245,8 @@ next:
 // without an outline: the blur leaves the tone light, so the paper area runs on over it, and
 // the lettering would be set out on the tone. Where a twentieth of the area around the lettering
 // is dark at the pixel (a tone's dots), the body of clean paper around the lettering is the
-// balloon; nil when the area is plain, or no such body closes around it.
+// balloon; nil when the area is plain, or no such body closes around it and the paper a
+// character around the lettering.
 func cutOutOfTone(g *image.Gray, pa *page.Analysis, filled *region, paper func(x, y int) bool, blocks []*page.Block) *region {
 	var text image.Rectangle
 	for _, tb := range blocks {
@@ -265,5 +266,16 @@ func cutOutOfTone(g *image.Gray, pa *page.Analysis, filled *region, paper func(x
 	if dark*20 < n {
 		return nil
 	}
-	return localBalloon(filled, func(x, y int) bool { return paper(x, y) && g.Pix[y*g.Stride+x] >= pa.InkSoft }, text, blocks[0].Char)
+	body := localBalloon(filled, func(x, y int) bool { return paper(x, y) && g.Pix[y*g.Stride+x] >= pa.InkSoft }, text, blocks[0].Char)
+	// The balloon holds the paper a character around its lettering, where its marks lie (a ！
+	// set apart): a body that leaves some out is the narrow end of a balloon, not its edge.
+	// (The corners of that margin may round off with the balloon: the middle of each side is
+	// looked at.)
+	ring, c := text.Inset(-blocks[0].Char), text.Min.Add(text.Max).Div(2)
+	for _, p := range []image.Point{{c.X, ring.Min.Y}, {c.X, ring.Max.Y - 1}, {ring.Min.X, c.Y}, {ring.Max.X - 1, c.Y}} {
+		if body != nil && filled.Has(p.X, p.Y) && !body.Has(p.X, p.Y) {
+			return nil
+		}
+	}
+	return body
 }

@@ -127,3 +127,20 @@ func TestMangaBalloonCutOutOfALightTone(t *testing.T) {
 		t.Errorf("%q at %v in the balloon %v got the bubble %v (%d px)", want.Text, want.Box, want.Balloon, b.Bubble.Box, b.Bubble.Area)
 	}
 }
+
+// A column in a balloon open at its foot, its ！ given back once the column is found: the body
+// found for the column without it ends above the ！, so the balloon would be erased and lettered
+// without it (the ！ left on the page). The block's bubble holds all its lettering, or there is
+// none and it is erased as lettering on plain paper, marks and all.
+func TestMangaBubbleHoldsTheMarksGivenBack(t *testing.T) {
+	b, _, want := lettering(t, 14, mangapage.Options{Hard: true}, "いただきます！")
+	if b == nil {
+		return
+	}
+	if !want.Box.In(b.Box.Inset(-b.Char / 4)) {
+		t.Fatalf("%q at %v found as %v: the ！ was not given back", want.Text, want.Box, b.Box)
+	}
+	if b.Bubble != nil && !b.Box.In(b.Bubble.Box.Inset(-b.Char/2)) {
+		t.Errorf("%q at %v: its bubble %v does not hold its lettering", want.Text, b.Box, b.Bubble.Box)
+	}
+}

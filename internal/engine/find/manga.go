@@ -169,19 +169,6 @@ type blob struct {
 	pix   []int // page pixel indices of the blob's ink
 }
 
-// median is the median of f over bs, 0 for none.
-func median(bs []blob, f func(blob) int) int {
-	if len(bs) == 0 {
-		return 0
-	}
-	v := make([]int, len(bs))
-	for i, b := range bs {
-		v[i] = f(b)
-	}
-	slices.Sort(v)
-	return v[len(v)/2]
-}
-
 // blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
 // holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
 // dots. open looks for the body of the balloon around lettering whose paper runs on
@@ -201,6 +188,11 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		for _, tb := range slices.Concat(out, loose) {
 			dotsAtEnd(g, pa, tb, pieces)
 			exclamationAtFoot(g, tb, pieces)
+			// A body found for the lettering without them that does not hold them is the
+			// narrow end of an open balloon: none at all is nearer the truth.
+			if tb.Bubble != nil && !tb.Box.In(tb.Bubble.Box.Inset(-tb.Char/2)) {
+				tb.Bubble = nil
+			}
 		}
 	}()
 	for k, c := range hl.Comps {
@@ -269,7 +261,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		if len(grp) >= 12 && balloonSized(box, g.Bounds()) {
 			rest, dots := withoutDots(grp, minChar, maxChar)
 			size, thick := func(b blob) int { return max(b.Box.Dx(), b.Box.Dy()) }, func(b blob) int { return b.Thick }
-			if len(dots)*2 > len(grp) && 2*median(dots, size) <= median(rest, thick) {
+			if len(dots)*2 > len(grp) && 2*raster.Median(dots, size) <= raster.Median(rest, thick) {
 				if found := amongTexture(g, rest, dots, pa, minChar, maxChar); len(found) > 0 {
 					loose = append(loose, found...)
 					continue

@@ -510,3 +510,16 @@ func (l *Labels) Filled(n int32) (mask []bool, area int) {
 	}
 	return mask, area
 }
+
+// Median is the median of f over xs (the upper of the two middle values), 0 for none.
+func Median[T any](xs []T, f func(T) int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	v := make([]int, len(xs))
+	for i, x := range xs {
+		v[i] = f(x)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
