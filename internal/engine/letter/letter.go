@@ -54,7 +54,11 @@ func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Po
 	if area != nil && area.Area < area.Box.Dx() { // a sliver: fall back to the lettering's own box
 		area = nil
 	}
+	// Only a bubble's paper runs on past what the source was set in; a box, or the room
+	// across made for a column, is where it was.
+	near := t.Box.Inset(-t.Char)
 	if area == nil {
+		near = image.Rectangle{}
 		box := t.Box.Inset(-t.Char / 2).Intersect(dst.Bounds())
 		if !t.Room.Empty() {
 			box = t.Room
@@ -64,7 +68,7 @@ func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Po
 			area.Mask[i] = true
 		}
 	}
-	lay := l.fitShape(area, t.Box.Inset(-t.Char), float64(t.Char)*maxGrowth, minReadable)
+	lay := l.fitShape(area, near, float64(t.Char)*maxGrowth, minReadable)
 	if lay.face != nil && busy(dst, area) {
 		radius := max(2, lay.face.Metrics().Height.Round()/9)
 		drawHaloed(dst, area.Box, radius, ink, haloFor(ink), func(a *image.Alpha) { lay.draw(a, color.Opaque) })
