@@ -110,8 +110,9 @@ func TestUpperLettering(t *testing.T) {
 }
 
 // A word broken at a line's end is broken where a syllable ends (strong-er, under-stand,
-// hap-pened), never after a lone onset (unders-tand) or inside one sound (someth-ing), and
-// anywhere only when no such break fits the line.
+// hap-pened), never after a lone onset (unders-tand) or inside one sound (someth-ing); else
+// after a vowel before a consonant (pro-tect, every-thing), and anywhere only when no such
+// break fits the line.
 func TestHyphenationBreaksAtSyllables(t *testing.T) {
 	face := (&letterer{fnt: testFonts(t).primary}).face(20)
 	wide := fixed.I(1000)
@@ -121,6 +122,8 @@ func TestHyphenationBreaksAtSyllables(t *testing.T) {
 		"happened":   "hap-",
 		"tomorrow!":  "tomor-",
 		"waiting":    "wait-",
+		"protect":    "pro-", // no syllable's end by rule: after a vowel, before a consonant
+		"everything": "every-",
 	} {
 		if head, _ := splitToFit(face, word, wide); head != want {
 			t.Errorf("%q broken as %q, want %q", word, head, want)

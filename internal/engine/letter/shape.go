@@ -157,17 +157,26 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 
 // splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping at least
 // three letters on each side: a short word ("Eek!") is never broken. It cuts where a syllable
-// ends if it can (syllableEnd), anywhere else only when no such cut fits.
+// ends if it can (syllableEnd); else after a vowel that a consonant follows, where a syllable
+// often ends (pro-tect, every-thing); anywhere else only when neither fits.
 func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string) {
 	runes := []rune(word)
-	for _, syllable := range []bool{true, false} {
+	afterVowel := func(cut int) bool {
+		return vowel(runes[cut-1]) && unicode.IsLetter(runes[cut]) && !vowel(runes[cut])
+	}
+	for _, good := range []func(int) bool{func(cut int) bool { return syllableEnd(runes, cut) }, afterVowel, nil} {
 		for cut := len(runes) - 3; cut >= 3; cut-- {
-			if head := string(runes[:cut]) + "-"; (!syllable || syllableEnd(runes, cut)) && font.MeasureString(face, head) <= maxW {
+			if head := string(runes[:cut]) + "-"; (good == nil || good(cut)) && font.MeasureString(face, head) <= maxW {
 				return head, string(runes[cut:])
 			}
 		}
 	}
 	return "", word
+}
+
+// vowel reports whether r is a vowel of a Latin-script language (y taken for one).
+func vowel(r rune) bool {
+	return strings.ContainsRune("aeiouyàáâäèéêëìíîïòóôöùúûü", unicode.ToLower(r))
 }
 
 // syllableEnd reports whether a reader of a Latin-script language expects a syllable to end
@@ -178,9 +187,6 @@ func syllableEnd(runes []rune, cut int) bool {
 	a, b := unicode.ToLower(runes[cut-1]), unicode.ToLower(runes[cut])
 	if !unicode.IsLetter(a) || !unicode.IsLetter(b) {
 		return false
-	}
-	vowel := func(r rune) bool {
-		return strings.ContainsRune("aeiouyàáâäèéêëìíîïòóôöùúûü", unicode.ToLower(r))
 	}
 	if !strings.ContainsFunc(string(runes[:cut]), vowel) {
 		return false // str-ing
