@@ -88,28 +88,45 @@ func residue(src, out image.Image, b mangapage.Bubble) (float64, bool) {
 	return float64(dark) / float64(total), true
 }
 
+// minLettering is the fewest pixels of lettering worth measuring against a balloon.
+const minLettering = 20
+
+// lettered reports whether the translated page out differs from the cleaned one at (x, y) as
+// lettering does.
+func lettered(out, cleaned image.Image, x, y int) bool {
+	return math.Abs(lum(out.At(x, y))-lum(cleaned.At(x, y))) > 64
+}
+
+// balloonOn is bubble b's balloon in out's pixels (out may be another size than the source
+// page src); ok is false for text without a balloon, or no cleaned page to tell the lettering by.
+func balloonOn(src, out, cleaned image.Image, b mangapage.Bubble) (image.Rectangle, bool) {
+	if b.Balloon.Empty() || out == nil || cleaned == nil || out.Bounds() != cleaned.Bounds() {
+		return image.Rectangle{}, false
+	}
+	sb, ob := src.Bounds(), out.Bounds()
+	return scaleRect(b.Balloon, float64(ob.Dx())/float64(sb.Dx()), float64(ob.Dy())/float64(sb.Dy())), true
+}
+
 // letteringFill is how much of its balloon the lettering fills on the translated page out: the
 // lettering's extent (where out differs from the cleaned page) as a share of the balloon's
 // width and height. ok is false for text without a balloon or a balloon with no lettering.
 func letteringFill(src, out, cleaned image.Image, b mangapage.Bubble) (w, h float64, ok bool) {
-	if b.Balloon.Empty() || out == nil || cleaned == nil || out.Bounds() != cleaned.Bounds() {
+	balloon, ok := balloonOn(src, out, cleaned, b)
+	if !ok {
 		return 0, 0, false
 	}
-	sb, ob := src.Bounds(), out.Bounds()
-	sx := float64(ob.Dx()) / float64(sb.Dx())
-	sy := float64(ob.Dy()) / float64(sb.Dy())
-	balloon := scaleRect(b.Balloon, sx, sy).Intersect(ob)
+	balloon = balloon.Intersect(out.Bounds())
 	var ext image.Rectangle
 	n := 0
 	for y := balloon.Min.Y; y < balloon.Max.Y; y++ {
 		for x := balloon.Min.X; x < balloon.Max.X; x++ {
-			if math.Abs(lum(out.At(x, y))-lum(cleaned.At(x, y))) > 64 {
+			if lettered(out, cleaned, x, y) {
 				ext = ext.Union(image.Rect(x, y, x+1, y+1))
 				n++
 			}
 		}
 	}
-	if n < 20 || balloon.Dx() == 0 || balloon.Dy() == 0 {
+	if n < minLettering || balloon.Dx() == 0 || balloon.Dy() == 0 {
 		return 0, 0, false
 	}
 	return float64(ext.Dx()) / float64(balloon.Dx()), float64(ext.Dy()) / float64(balloon.Dy()), true
@@ -120,20 +137,20 @@ func letteringFill(src, out, cleaned image.Image, b mangapage.Bubble) (w, h floa
 // translation set out on the art or the panel's white beside it, where the balloon's paper ran
 // on. ok is false for text without a balloon or no lettering to measure.
 func letteringOutside(src, out, cleaned image.Image, b mangapage.Bubble, shape []engine.Point) (share float64, ok bool) {
-	if b.Balloon.Empty() || out == nil || cleaned == nil || out.Bounds() != cleaned.Bounds() || len(shape) == 0 {
+	balloon, ok := balloonOn(src, out, cleaned, b)
+	if !ok || len(shape) == 0 {
 		return 0, false
 	}
-	sb, ob := src.Bounds(), out.Bounds()
-	balloon := scaleRect(b.Balloon, float64(ob.Dx())/float64(sb.Dx()), float64(ob.Dy())/float64(sb.Dy())).Inset(-2)
+	balloon = balloon.Inset(-2)
 	var area image.Rectangle
 	for _, p := range shape {
 		area = area.Union(image.Rect(p.X, p.Y, p.X+1, p.Y+1))
 	}
 	n, outside := 0, 0
-	area = area.Intersect(ob)
+	area = area.Intersect(out.Bounds())
 	for y := area.Min.Y; y < area.Max.Y; y++ {
 		for x := area.Min.X; x < area.Max.X; x++ {
-			if math.Abs(lum(out.At(x, y))-lum(cleaned.At(x, y))) > 64 {
+			if lettered(out, cleaned, x, y) {
 				n++
 				if !image.Pt(x, y).In(balloon) {
 					outside++
@@ -141,7 +158,7 @@ func letteringOutside(src, out, cleaned image.Image, b mangapage.Bubble, shape [
 			}
 		}
 	}
-	if n < 20 {
+	if n < minLettering {
 		return 0, false
 	}
 	return float64(outside) / float64(n), true

@@ -177,20 +177,13 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	// or cut by the frame) is erased as in a bubble: the area around it is all the paper there
 	// is, and marks the ink mask missed (a stray dot, a kana apart) would stay as ghosts.
 	if paper, ok := plainPaper(img, gray, t.Box.Inset(-max(4, t.Char*3/4)-grow).Intersect(pb), t.Box.Inset(-max(4, t.Char*3/4)).Intersect(pb)); ok {
-		area := page.NewMask(t.Box.Inset(-max(4, t.Char*3/4)).Intersect(pb))
-		for i := range area.Mask {
-			area.Mask[i] = true
-		}
-		area.Area = len(area.Mask)
+		area := page.FullMask(t.Box.Inset(-max(4, t.Char*3/4)).Intersect(pb))
 		// Rebuilt from the paper around rather than painted one colour, so that a scan's
 		// blotches and tint carry on through.
 		m := letteringMask(gray, int(page.Luma(paper)), Target{Box: t.Box, Char: t.Char, Bubble: area}, area)
 		Fill(img, m)
 		// The grain comes from the light around, as far again as the region is large.
-		around := page.NewMask(m.Box.Inset(-max(m.Box.Dx(), m.Box.Dy()) - 2).Intersect(pb))
-		for i := range around.Mask {
-			around.Mask[i] = true
-		}
+		around := page.FullMask(m.Box.Inset(-max(m.Box.Dx(), m.Box.Dy()) - 2).Intersect(pb))
 		withGrain(img, gray, m, around, int(page.Luma(paper)), t.Char)
 		return
 	}

@@ -63,10 +63,7 @@ func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Po
 		if !t.Room.Empty() {
 			box = t.Room
 		}
-		area = &page.Mask{Box: box, Mask: make([]bool, box.Dx()*box.Dy()), Area: box.Dx() * box.Dy()}
-		for i := range area.Mask {
-			area.Mask[i] = true
-		}
+		area = page.FullMask(box)
 	}
 	lay := l.fitShape(area, near, float64(t.Char)*maxGrowth, minReadable)
 	if lay.face != nil && busy(dst, area) {

@@ -67,21 +67,6 @@ func bandSpan(area *page.Mask, x, y0, y1 int) (int, int) {
 	return lo, hi
 }
 
-// within is the part of area inside r.
-func within(area *page.Mask, r image.Rectangle) *page.Mask {
-	r = r.Intersect(area.Box)
-	out := page.NewMask(r)
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if area.Has(x, y) {
-				out.Mask[(y-r.Min.Y)*r.Dx()+x-r.Min.X] = true
-				out.Area++
-			}
-		}
-	}
-	return out
-}
-
 // centroid is the mean position of the area's pixels.
 func centroid(area *page.Mask) image.Point {
 	var sx, sy, n int
@@ -226,8 +211,9 @@ func (l *letterer) fitShape(area *page.Mask, near image.Rectangle, maxSize, minR
 		// The paper that ran on is no room to letter into either: the area is kept to a
 		// square about the source as wide as the source is long, even on either side.
 		center = c
-		r := min(max(near.Dx(), near.Dy())/2, c.X-area.Box.Min.X, area.Box.Max.X-c.X)
-		area = within(area, image.Rect(c.X-r, c.Y-max(near.Dx(), near.Dy())/2, c.X+r, c.Y+max(near.Dx(), near.Dy())/2))
+		half := max(near.Dx(), near.Dy()) / 2
+		r := min(half, c.X-area.Box.Min.X, area.Box.Max.X-c.X)
+		area = area.Within(image.Rect(c.X-r, c.Y-half, c.X+r, c.Y+half))
 	}
 	search := func(lo, hi, leading float64, hyph, strict bool) (shapeLayout, bool) {
 		try := func(size float64) (shapeLayout, bool) {

@@ -193,3 +193,28 @@ func (m *Mask) Share(near []image.Rectangle) []*Mask {
 func NewMask(r image.Rectangle) *Mask {
 	return &Mask{Box: r, Mask: make([]bool, r.Dx()*r.Dy())}
 }
+
+// FullMask is a mask holding every pixel of r.
+func FullMask(r image.Rectangle) *Mask {
+	m := NewMask(r)
+	for i := range m.Mask {
+		m.Mask[i] = true
+	}
+	m.Area = len(m.Mask)
+	return m
+}
+
+// Within is the part of m inside r.
+func (m *Mask) Within(r image.Rectangle) *Mask {
+	r = r.Intersect(m.Box)
+	out := NewMask(r)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if m.Has(x, y) {
+				out.Mask[(y-r.Min.Y)*r.Dx()+x-r.Min.X] = true
+				out.Area++
+			}
+		}
+	}
+	return out
+}

@@ -67,6 +67,12 @@ func TestMask(t *testing.T) {
 	if got := m.Outline(1); len(got) != 10 || got[0] != image.Pt(11, 21) || got[9] != image.Pt(20, 21) {
 		t.Fatalf("Outline = %v", got)
 	}
+	if w := m.Within(image.Rect(0, 0, 12, 23)); w.Box != image.Rect(10, 20, 12, 23) || w.Area != 2 || !w.Has(11, 22) || w.Has(10, 22) {
+		t.Fatalf("Within: box %v, area %d", w.Box, w.Area)
+	}
+	if f := FullMask(image.Rect(1, 2, 4, 6)); f.Area != 12 || !f.Has(3, 5) || f.Has(4, 5) {
+		t.Fatalf("FullMask: area %d", f.Area)
+	}
 }
 
 func TestGray(t *testing.T) {
