@@ -56,11 +56,11 @@ func TestBlockBalancesLines(t *testing.T) {
 	l := &letterer{fnt: testFonts(t).primary, text: text}
 	area := page.Polygon(page.Corners(image.Rect(0, 0, 260, 200)))
 	toks := strings.Fields(text)
-	greedy, ok := tryShape(l.face(22), toks, area, centroid(area), 1.15, false, 1)
+	greedy, ok := tryShape(l.face(22), toks, area, centroid(area), setting{1.15, false, roomy}, 1)
 	if !ok || spread(greedy) > 0.5 {
 		t.Fatalf("greedy lines %q: the case needs a straggler", lines(greedy))
 	}
-	lay := balance(greedy, toks, area, centroid(area), 1.15, false)
+	lay := balance(greedy, toks, area, centroid(area), setting{1.15, false, roomy})
 	if len(lay.lines) != len(greedy.lines) || spread(lay) < 0.6 {
 		t.Errorf("balanced lines %q, want %d lines the shortest at least 0.6 of the longest", lines(lay), len(greedy.lines))
 	}
@@ -134,8 +134,39 @@ func TestHyphenationBreaksAtSyllables(t *testing.T) {
 	if head, tail := splitToFit(face, "stronger", narrow); head != "stro-" || tail != "nger" {
 		t.Errorf("stronger in %v: %q + %q, want the break that fits", narrow, head, tail)
 	}
-	if head, _ := splitToFit(face, "Eek!", wide); head != "" {
-		t.Errorf("a short word broken: %q", head)
+	for _, word := range []string{"Eek!", "Quiet!", "school", "wait..."} {
+		if head, _ := splitToFit(face, word, font.MeasureString(face, word)/2); head != "" {
+			t.Errorf("a short word broken: %q", head)
+		}
+	}
+}
+
+// A short word that does not fit its line at the smallest readable size is set closer to the
+// balloon's edge, or smaller, but never broken (Qui-et!, sch-ool read as misprints); a long
+// word with no room is still hyphenated rather than set illegibly small.
+func TestShortWordsAreNotBroken(t *testing.T) {
+	l := &letterer{fnt: testFonts(t).primary}
+	const size = 20
+	for _, c := range []struct {
+		text  string
+		broke bool
+	}{
+		{"Quiet!", false},
+		{"Go to school.", false},
+		{"Unbelievable!", true},
+	} {
+		l.text = c.text
+		// A balloon as narrow as the longest word at the readable size, with none of the
+		// margin a line keeps: the word fits only set tight, or smaller.
+		w := font.MeasureString(l.face(size), "Quiet!").Ceil() + 2
+		area := page.Polygon(page.Corners(image.Rect(0, 0, w, 200)))
+		lay := l.fitShape(area, image.Rectangle{}, size*1.5, size)
+		if hyphenated(lay) != c.broke {
+			t.Errorf("%q set as %q: hyphenated %v, want %v", c.text, lines(lay), hyphenated(lay), c.broke)
+		}
+		if lay.overflow {
+			t.Errorf("%q overflowed its balloon: %q", c.text, lines(lay))
+		}
 	}
 }
 
@@ -168,6 +199,27 @@ func TestBlockInABalloonOpenToThePanelStaysInTheBalloon(t *testing.T) {
 		}
 		if c := ink.Min.Add(ink.Max).Div(2); !ink.In(balloon.Box) || c.X < 380 || c.X > 420 {
 			t.Errorf("open to %v: lettered at %v (centre %v), want it in the balloon %v, centred on the source %v", strip, ink, c, balloon.Box, src)
+		}
+	}
+}
+
+// A tall, narrow balloon (a column of Japanese) is lettered as a letterer sets English in it:
+// long words one to a line at a size that fills the balloon's height, not three wide lines at
+// the smallest size; a short word is still never left alone on a line of a column.
+func TestTallBalloonIsFilled(t *testing.T) {
+	l := &letterer{fnt: testFonts(t).primary}
+	area := page.Polygon(ellipseShape(120, 354, 120, 354)).Erode(11)
+	near := image.Rect(60, 110, 180, 590)
+	l.text = "Looks like the train already left."
+	lay := l.fitShape(area, near, 46*1.5, 30)
+	if h := float64(lay.lineH.Mul(fixed.I(len(lay.lines))).Ceil()) / float64(area.Box.Dy()); h < 0.3 {
+		t.Errorf("%q fills %.2f of the balloon's height, want ≥ 0.3", lines(lay), h)
+	}
+	l.text = "Fine, I guess I'll go with you then."
+	lay = l.fitShape(area, near, 46*1.5, 30)
+	for _, ln := range lay.lines {
+		if !strings.Contains(ln.text, " ") && letters([]rune(ln.text)) <= 3 && len(lay.lines) > 2 {
+			t.Errorf("%q leaves %q alone on a line", lines(lay), ln.text)
 		}
 	}
 }

@@ -84,12 +84,27 @@ func centroid(area *page.Mask) image.Point {
 	return image.Pt(area.Box.Min.X+sx/n, area.Box.Min.Y+sy/n)
 }
 
-// tryShape sets toks at one face and leading in area, returning false when they do not fit.
-// Each line may take squeeze (at most 1) of the room its band of the area has, less a margin of
-// a sixth of a line's height at each end.
-func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point, leading float64, hyphenate bool, squeeze float64) (shapeLayout, bool) {
+// setting is how lines are set: the leading, whether words may be hyphenated, and the margin
+// kept at each end of a line, in line heights.
+type setting struct {
+	leading float64
+	hyph    bool
+	margin  float64
+}
+
+// roomy is the margin a line keeps from the area's edge at each end; tight lets a line use all
+// of the area (itself kept clear of the outline) before a word is broken.
+const (
+	roomy = 1.0 / 6
+	tight = 0.0
+)
+
+// tryShape sets toks at one face and setting in area, returning false when they do not fit.
+// Each line may take squeeze (at most 1) of the room its band of the area has, less the
+// setting's margin at each end.
+func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point, s setting, squeeze float64) (shapeLayout, bool) {
 	m := face.Metrics()
-	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * leading)
+	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * s.leading)
 	if lineH <= 0 {
 		return shapeLayout{}, false
 	}
@@ -102,7 +117,7 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 		for k := 0; k < n && len(queue) > 0; k++ {
 			y0 := (top + lineH.Mul(fixed.I(k))).Floor()
 			x0, x1 := bandSpan(area, center.X, y0, y0+lineH.Ceil())
-			room := float64(x1-x0) - float64(lineH.Ceil())/3
+			room := float64(x1-x0) - 2*s.margin*float64(lineH.Ceil())
 			maxW := fixed.Int26_6(max(0, room*squeeze) * 64)
 			cur := ""
 			for len(queue) > 0 {
@@ -115,7 +130,7 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 					queue = queue[1:]
 					continue
 				}
-				if cur == "" && hyphenate {
+				if cur == "" && s.hyph {
 					head, tail := splitToFit(face, queue[0], maxW)
 					if head != "" {
 						cur = head
@@ -140,23 +155,45 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 	return shapeLayout{}, false
 }
 
-// splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping at least
-// three letters on each side: a short word ("Eek!") is never broken. It cuts where a syllable
-// ends if it can (syllableEnd); else after a vowel that a consonant follows, where a syllable
-// often ends (pro-tect, every-thing); anywhere else only when neither fits.
+// splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping three
+// letters before the break and two after it, and three characters with its marks: a short word
+// ("Eek!", "Quiet!") is never broken. It cuts where a syllable ends if it can (syllableEnd); else after a vowel that a
+// consonant follows, where a syllable often ends (pro-tect, every-thing); anywhere else only
+// in a long word, and when neither fits (sch-ool reads as a misprint; a smaller size is better).
 func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string) {
 	runes := []rune(word)
 	afterVowel := func(cut int) bool {
 		return vowel(runes[cut-1]) && unicode.IsLetter(runes[cut]) && !vowel(runes[cut])
 	}
-	for _, good := range []func(int) bool{func(cut int) bool { return syllableEnd(runes, cut) }, afterVowel, nil} {
+	tiers := []func(int) bool{func(cut int) bool { return syllableEnd(runes, cut) }, afterVowel}
+	if letters(runes) >= minBreakAnywhere {
+		tiers = append(tiers, func(int) bool { return true })
+	}
+	for _, good := range tiers {
 		for cut := len(runes) - 3; cut >= 3; cut-- {
-			if head := string(runes[:cut]) + "-"; (good == nil || good(cut)) && font.MeasureString(face, head) <= maxW {
+			if letters(runes[:cut]) < 3 || letters(runes[cut:]) < 2 || !good(cut) {
+				continue
+			}
+			if head := string(runes[:cut]) + "-"; font.MeasureString(face, head) <= maxW {
 				return head, string(runes[cut:])
 			}
 		}
 	}
 	return "", word
+}
+
+// minBreakAnywhere is the fewest letters a word has that may be broken where no syllable ends.
+const minBreakAnywhere = 8
+
+// letters counts the letters among rs, not its marks.
+func letters(rs []rune) int {
+	n := 0
+	for _, r := range rs {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
 }
 
 // vowel reports whether r is a vowel of a Latin-script language (y taken for one).
@@ -215,9 +252,9 @@ func (l *letterer) fitShape(area *page.Mask, near image.Rectangle, maxSize, minR
 		r := min(half, c.X-area.Box.Min.X, area.Box.Max.X-c.X)
 		area = area.Within(image.Rect(c.X-r, c.Y-half, c.X+r, c.Y+half))
 	}
-	search := func(lo, hi, leading float64, hyph, strict bool) (shapeLayout, bool) {
+	search := func(lo, hi float64, s setting, strict bool) (shapeLayout, bool) {
 		try := func(size float64) (shapeLayout, bool) {
-			lay, ok := tryShape(l.face(size), toks, area, center, leading, hyph, 1)
+			lay, ok := tryShape(l.face(size), toks, area, center, s, 1)
 			return lay, ok && (!strict || !stacked(lay, len(toks)))
 		}
 		var best shapeLayout
@@ -245,20 +282,22 @@ func (l *letterer) fitShape(area *page.Mask, near image.Rectangle, maxSize, minR
 	}
 	maxSize = max(maxSize, minReadable)
 	for _, step := range []struct {
-		lo      float64
-		leading float64
-		hyph    bool
-		strict  bool
+		lo     float64
+		s      setting
+		strict bool
 	}{
-		{minReadable, 1.15, false, true},
-		{minReadable, 0.95, false, true},
-		{minReadable, 1.15, false, false},
-		{minReadable, 0.95, false, false},
-		{minReadable, 0.95, true, false},
-		{minReadable / 2, 0.95, true, false},
+		{minReadable, setting{1.15, false, roomy}, true},
+		{minReadable, setting{0.95, false, roomy}, true},
+		{minReadable, setting{1.15, false, roomy}, false},
+		{minReadable, setting{0.95, false, roomy}, false},
+		// A word that does not fit its line is set closer to the balloon's edge before it is
+		// broken: a letterer lets "school" touch the margin, never sets "sch-ool".
+		{minReadable, setting{0.95, false, tight}, false},
+		{minReadable, setting{0.95, true, tight}, false},
+		{minReadable / 2, setting{0.95, true, tight}, false},
 	} {
-		if lay, ok := search(step.lo, maxSize, step.leading, step.hyph, step.strict); ok {
-			return balance(lay, toks, area, center, step.leading, step.hyph)
+		if lay, ok := search(step.lo, maxSize, step.s, step.strict); ok {
+			return balance(lay, toks, area, center, step.s)
 		}
 	}
 	// Nothing fits even at half the readable size: set it at the readable size across the
@@ -277,7 +316,7 @@ func (l *letterer) fitShape(area *page.Mask, near image.Rectangle, maxSize, minR
 // balance evens out the lines of lay: greedy filling leaves a long first line and a short last
 // one ("I told you / so"), where a letterer sets lines of like length. It finds the narrowest
 // room that still takes the text in as many lines, at the same size.
-func balance(lay shapeLayout, toks []string, area *page.Mask, center image.Point, leading float64, hyph bool) shapeLayout {
+func balance(lay shapeLayout, toks []string, area *page.Mask, center image.Point, s setting) shapeLayout {
 	n := len(lay.lines)
 	if n < 2 {
 		return lay
@@ -285,7 +324,7 @@ func balance(lay shapeLayout, toks []string, area *page.Mask, center image.Point
 	lo, hi := 0.4, 1.0
 	for range 7 {
 		mid := (lo + hi) / 2
-		if cand, ok := tryShape(lay.face, toks, area, center, leading, hyph, mid); ok && len(cand.lines) == n && !hyphenated(cand) {
+		if cand, ok := tryShape(lay.face, toks, area, center, s, mid); ok && len(cand.lines) == n && !hyphenated(cand) {
 			lay, hi = cand, mid
 		} else {
 			lo = mid
@@ -295,19 +334,21 @@ func balance(lay shapeLayout, toks []string, area *page.Mask, center image.Point
 }
 
 // stacked reports whether a layout of a text of words words sets them one to a line in a
-// column ("Fine, / I / guess / I'll"), which reads badly: a smaller size that pairs the words is
-// better lettering.
+// column with a short word alone on its line ("Fine, / I / guess / I'll"), which reads badly: a
+// smaller size that pairs the words is better lettering. Longer words one to a line are how a
+// tall, narrow balloon is lettered ("Looks / like the / train / already / left.").
 func stacked(lay shapeLayout, words int) bool {
 	if words < 4 {
 		return false
 	}
-	single := 0
+	single, short := 0, false
 	for _, ln := range lay.lines {
 		if !strings.Contains(ln.text, " ") {
 			single++
+			short = short || letters([]rune(ln.text)) <= 3
 		}
 	}
-	return single >= 2 && single*2 >= len(lay.lines)
+	return short && single >= 2 && single*2 >= len(lay.lines)
 }
 
 // hyphenated reports whether a layout broke a word: balancing must not break one that the
