@@ -46,56 +46,23 @@ func openedBalloon(filled *region, paper func(x, y int) bool, text image.Rectang
 			m[y*ow+x] = filled.Has(p.X, p.Y) && (p.In(text) || paper(p.X, p.Y))
 		}
 	}
-	body := raster.SquareFilter(m, ow, oh, r, true)
-	// The body is the shrunk area under the lettering: the pixel of the text's box deepest in
-	// it, its centre first.
-	c := image.Pt((text.Min.X+text.Max.X)/2, (text.Min.Y+text.Max.Y)/2)
-	seed := -1
-	if p := c.Sub(outer.Min); body[p.Y*ow+p.X] {
-		seed = p.Y*ow + p.X
-	}
-	for y := text.Min.Y; y < text.Max.Y && seed < 0; y++ {
-		for x := text.Min.X; x < text.Max.X; x++ {
-			if i := (y-outer.Min.Y)*ow + x - outer.Min.X; body[i] {
-				seed = i
-				break
-			}
-		}
-	}
-	if seed < 0 {
+	cutAtFrames(m, ow, oh, text.Sub(outer.Min), char)
+	// The body's part joined to the lettering must close inside the window.
+	inWin := image.Rectangle{Min: win.Min.Sub(outer.Min), Max: win.Max.Sub(outer.Min)}
+	grown := raster.Body(m, ow, oh, r, text.Sub(outer.Min), inWin, func(x, y int) bool {
+		return image.Pt(x, y).Add(outer.Min).In(filled.Box.Inset(1))
+	})
+	if grown == nil {
 		return nil
 	}
-	// The body's part joined to the seed must close inside the window.
-	inWin := image.Rectangle{Min: win.Min.Sub(outer.Min), Max: win.Max.Sub(outer.Min)}
-	comp := make([]bool, ow*oh)
-	comp[seed] = true
-	stack := []int{seed}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		x, y := i%ow, i/ow
-		if x <= inWin.Min.X || y <= inWin.Min.Y || x >= inWin.Max.X-1 || y >= inWin.Max.Y-1 {
-			if (image.Point{x + outer.Min.X, y + outer.Min.Y}).In(filled.Box.Inset(1)) {
-				return nil // the paper runs on beyond the window
-			}
-		}
-		for _, j := range [4]int{i - 1, i + 1, i - ow, i + ow} {
-			if j >= 0 && j < len(comp) && (j%ow-x)*(j%ow-x) <= 1 && body[j] && !comp[j] {
-				comp[j] = true
-				stack = append(stack, j)
-			}
-		}
-	}
-	grown := raster.SquareFilter(comp, ow, oh, r, false)
 	var box image.Rectangle
 	n := 0
 	for i, on := range grown {
-		if on = on && m[i]; on {
+		if on {
 			x, y := i%ow+outer.Min.X, i/ow+outer.Min.Y
 			box = box.Union(image.Rect(x, y, x+1, y+1))
 			n++
 		}
-		grown[i] = on
 	}
 	// Lettering fills a fair part of its balloon: a body many times the lettering is a
 	// panel's white that happened to close.
@@ -117,6 +84,29 @@ func openedBalloon(filled *region, paper func(x, y int) bool, text image.Rectang
 }
 
 func abs(v int) int { return max(v, -v) }
+
+// cutAtFrames cuts the paper m (w wide, h high) where a balloon about text ends at a panel's
+// frame: a balloon drawn across the frame, or left open at one side, runs on into the gutter or
+// the panel's white across its whole width, a neck no opening cuts. Walking out from the
+// lettering, the paper's run across, through the lettering's middle, widens at once where the
+// balloon meets the frame, from the balloon's width to the gutter's; beyond that row (or
+// column) is not the balloon. A balloon that closes is left as it is.
+func cutAtFrames(m []bool, w, h int, text image.Rectangle, char int) {
+	c := text.Min.Add(text.Max).Div(2)
+	for _, d := range []image.Point{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+		start := c
+		for start.In(text) {
+			start = start.Add(d)
+		}
+		if p, ok := raster.Widens(m, w, start, d, char); ok {
+			for i := range m {
+				if (i%w-p.X)*d.X+(i/w-p.Y)*d.Y >= 0 {
+					m[i] = false
+				}
+			}
+		}
+	}
+}
 
 // mergeColumns joins, on a paper area that runs on, the blocks that are columns (or rows) of one
 // free speech set wider apart than the clustering joins: of one size (within a fifth) and

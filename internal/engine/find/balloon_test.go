@@ -144,3 +144,20 @@ func TestMangaBubbleHoldsTheMarksGivenBack(t *testing.T) {
 		t.Errorf("%q at %v: its bubble %v does not hold its lettering", want.Text, b.Box, b.Bubble.Box)
 	}
 }
+
+// A balloon without an outline, white on a black panel, drawn across the panel's frame runs on
+// into the page's margin across its whole width, a neck no opening cuts: it is cut where its
+// paper widens at once to the margin's, and the speech has the balloon's body as its bubble (it
+// was free text, too unsure to be lettered, and stayed Japanese on the finished page).
+func TestBalloonAcrossThePanelsFrameKeepsItsBody(t *testing.T) {
+	b, _, want := lettering(t, 23, mangapage.Options{}, "緊張してる？")
+	if b == nil {
+		return
+	}
+	if b.Bubble == nil {
+		t.Fatalf("%q at %v has no balloon (its balloon is %v)", want.Text, want.Box, want.Balloon)
+	}
+	if !b.Bubble.Box.In(want.Balloon.Inset(-b.Char)) || !b.Box.In(b.Bubble.Box) || b.Bubble.Area < want.Box.Dx()*want.Box.Dy()*2 {
+		t.Errorf("%q got the balloon %v (%d px), want its body inside %v", want.Text, b.Bubble.Box, b.Bubble.Area, want.Balloon)
+	}
+}
