@@ -41,15 +41,25 @@ func dialogueChar(blocks []*page.Block, readings []page.Reading) int {
 	return chars[len(chars)/2]
 }
 
-// soundEffects marks the blocks that are sound effects: outside any bubble, with characters far
+// soundEffects marks the blocks that are sound effects: outside any balloon, with characters far
 // larger than the page's dialogue (dialogueChar); without any dialogue to compare with, nothing
-// is a sound effect.
+// is a sound effect. The finder gives a bubble to what has paper all about it, which is not
+// always a balloon: a sound effect drawn with a white halo on the art has its halo, one that
+// hugs the lettering within a sixth of a character on every side (a balloon, or a caption's
+// box, leaves a third of a character or more). One drawn on a panel's white has that white
+// for its bubble, as a short shout has its balloon, many times its lettering: the two are not
+// told apart, and it is lettered as a shout would be.
 func soundEffects(blocks []*page.Block, dialogue int) []bool {
 	out := make([]bool, len(blocks))
 	for i, b := range blocks {
-		out[i] = dialogue > 0 && b.Bubble == nil && float64(b.Char) >= sfxScale*float64(dialogue)
+		out[i] = dialogue > 0 && (b.Bubble == nil || haloed(b)) && float64(b.Char) >= sfxScale*float64(dialogue)
 	}
 	return out
+}
+
+// haloed reports whether b's bubble is no more than a halo about its lettering.
+func haloed(b *page.Block) bool {
+	return b.Bubble != nil && b.Bubble.Box.In(b.Box.Inset(-b.Char/6))
 }
 
 // Specks of art (a highlight in an eye, the light between strands of hair, a fold of cloth) are

@@ -98,7 +98,8 @@ func rotate180(img *image.RGBA, r image.Rectangle) {
 // Free text on the art set at the dialogue's size is dialogue, not a sound effect, however many
 // specks of art the finder took for bubbles of one small character, or however many small
 // "characters" of a tone's dots it took for a bubble that reads as nothing; lettering drawn twice
-// the dialogue's size is a sound effect.
+// the dialogue's size is a sound effect, on the art or in a white halo, but not in a caption's
+// box or a balloon.
 func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
 	column := func(x, char, n int, bubble bool) *page.Block {
 		b := &page.Block{Vertical: true, Char: char, Lines: []image.Rectangle{image.Rect(x, 0, x+char, n*char)}}
@@ -119,12 +120,24 @@ func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
 	}
 	blocks = append(blocks, column(500, 40, 7, false), column(600, 90, 3, false))
 	readings = append(readings, read, read)
+	// Twice the dialogue's size with a white halo about it, which the finder takes for a
+	// bubble; and lettering of that size in a caption's box, and in a balloon, with room
+	// about it, which is not a sound effect.
+	haloed, caption, shout := column(800, 90, 3, false), column(900, 90, 3, false), column(1000, 90, 3, false)
+	haloed.Box, caption.Box, shout.Box = haloed.Lines[0], caption.Lines[0], shout.Lines[0]
+	haloed.Bubble = page.FullMask(haloed.Box.Inset(-10))
+	caption.Bubble = page.FullMask(caption.Box.Inset(-30))
+	shout.Bubble = page.FullMask(shout.Box.Inset(-90))
+	blocks, readings = append(blocks, haloed, caption, shout), append(readings, read, read, read)
 	if d := dialogueChar(blocks, readings); d != 40 {
 		t.Errorf("the dialogue's characters measured %d px, want 40", d)
 	}
 	sfx := soundEffects(blocks, dialogueChar(blocks, readings))
-	if n := len(blocks); sfx[n-2] || !sfx[n-1] {
-		t.Errorf("free text at the dialogue's size marked sfx %v, at twice it %v; want false, true", sfx[n-2], sfx[n-1])
+	if n := len(blocks); sfx[n-5] || !sfx[n-4] {
+		t.Errorf("free text at the dialogue's size marked sfx %v, at twice it %v; want false, true", sfx[n-5], sfx[n-4])
+	}
+	if n := len(blocks); !sfx[n-3] || sfx[n-2] || sfx[n-1] {
+		t.Errorf("twice the dialogue's size in a halo marked sfx %v, in a caption's box %v, in a balloon %v; want true, false, false", sfx[n-3], sfx[n-2], sfx[n-1])
 	}
 	if sfx := soundEffects(blocks[8:], dialogueChar(blocks[8:], readings[8:])); slices.Contains(sfx, true) {
 		t.Errorf("with no dialogue read, sound effects marked %v", sfx)
