@@ -124,6 +124,7 @@ func TestHyphenationBreaksAtSyllables(t *testing.T) {
 		"waiting":    "wait-",
 		"protect":    "pro-", // no syllable's end by rule: after a vowel, before a consonant
 		"everything": "every-",
+		"Someone's":  "Some-", // a compound, where no vowel rule breaks it well (Som-eone's)
 	} {
 		if head, _ := splitToFit(face, word, wide); head != want {
 			t.Errorf("%q broken as %q, want %q", word, head, want)

@@ -182,6 +182,14 @@ func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string
 	return "", word
 }
 
+// compoundHeads are the English words that start compounds most often in dialogue (someone,
+// anything, everywhere, without, whatever), where the break falls between the two words.
+var compoundHeads = map[string]bool{
+	"some": true, "any": true, "every": true, "with": true, "what": true, "where": true,
+	"when": true, "there": true, "here": true, "over": true, "under": true, "out": true,
+	"down": true, "back": true, "after": true,
+}
+
 // minBreakAnywhere is the fewest letters a word has that may be broken where no syllable ends.
 const minBreakAnywhere = 8
 
@@ -202,13 +210,17 @@ func vowel(r rune) bool {
 }
 
 // syllableEnd reports whether a reader of a Latin-script language expects a syllable to end
-// before runes[cut]: before a common ending (strong-er, fight-ing), or between two consonants
-// that are neither one sound (t-h, n-g, c-k) nor the start of a syllable (under-stand, not
-// unders-tand): hap-pen, win-dow. A cut anywhere else (stro-nger) makes the reader stumble.
+// before runes[cut]: after the first word of a compound (some-one, every-thing), before a
+// common ending (strong-er, fight-ing), or between two consonants that are neither one sound
+// (t-h, n-g, c-k) nor the start of a syllable (under-stand, not unders-tand): hap-pen, win-dow.
+// A cut anywhere else (stro-nger, som-eone) makes the reader stumble.
 func syllableEnd(runes []rune, cut int) bool {
 	a, b := unicode.ToLower(runes[cut-1]), unicode.ToLower(runes[cut])
 	if !unicode.IsLetter(a) || !unicode.IsLetter(b) {
 		return false
+	}
+	if compoundHeads[strings.ToLower(string(runes[:cut]))] {
+		return true
 	}
 	if !strings.ContainsFunc(string(runes[:cut]), vowel) {
 		return false // str-ing
