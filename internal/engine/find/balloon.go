@@ -90,7 +90,9 @@ func abs(v int) int { return max(v, -v) }
 // the panel's white across its whole width, a neck no opening cuts. Walking out from the
 // lettering, the paper's run across, through the lettering's middle, widens at once where the
 // balloon meets the frame, from the balloon's width to the gutter's; beyond that row (or
-// column) is not the balloon. A balloon that closes is left as it is.
+// column) is not the balloon. A balloon that closes is left as it is, and so is one whose
+// paper is broken into runs shorter than the lettering across (a tone's dots in it), where
+// every step onto clean paper would widen.
 func cutAtFrames(m []bool, w, h int, text image.Rectangle, char int) {
 	c := text.Min.Add(text.Max).Div(2)
 	for _, d := range []image.Point{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
@@ -98,7 +100,8 @@ func cutAtFrames(m []bool, w, h int, text image.Rectangle, char int) {
 		for start.In(text) {
 			start = start.Add(d)
 		}
-		if p, ok := raster.Widens(m, w, start, d, char); ok {
+		across := text.Dx()*abs(d.Y) + text.Dy()*abs(d.X)
+		if p, ok := raster.Widens(m, w, start, d, char, across); ok {
 			for i := range m {
 				if (i%w-p.X)*d.X+(i/w-p.Y)*d.Y >= 0 {
 					m[i] = false

@@ -49,15 +49,16 @@ func Body(m []bool, w, h, r int, seed, inner image.Rectangle, runsOn func(x, y i
 
 // Widens walks the mask m (w wide) from p by step while the mask holds, measuring the run of
 // the mask across the walk through each point, and returns the first point whose run is more
-// than twice the one before it and slack; false when the mask ends first.
-func Widens(m []bool, w int, p, step image.Point, slack int) (image.Point, bool) {
+// than twice the one before it and slack, that one at least least long; false when the mask
+// ends first.
+func Widens(m []bool, w int, p, step image.Point, slack, least int) (image.Point, bool) {
 	h := len(m) / w
 	at := func(q image.Point) bool { return q.X >= 0 && q.Y >= 0 && q.X < w && q.Y < h && m[q.Y*w+q.X] }
 	across := image.Pt(step.Y, step.X)
 	prev := 0
 	for ; at(p); p = p.Add(step) {
 		limit := len(m) // no run is counted further than tells it widened
-		if prev > 0 {
+		if prev >= max(least, 1) {
 			limit = 2 * (prev + slack)
 		}
 		n := 1
@@ -67,7 +68,7 @@ func Widens(m []bool, w int, p, step image.Point, slack int) (image.Point, bool)
 		for q := p.Sub(across); at(q) && n <= limit; q = q.Sub(across) {
 			n++
 		}
-		if prev > 0 && n > 2*(prev+slack) {
+		if prev >= max(least, 1) && n > 2*(prev+slack) {
 			return p, true
 		}
 		prev = n

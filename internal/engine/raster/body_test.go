@@ -49,14 +49,19 @@ func TestBodyOfAnOpening(t *testing.T) {
 func TestWidensWhereTheGutterBegins(t *testing.T) {
 	const w, h = 200, 100
 	m := rects(w, h, image.Rect(80, 0, 120, 60), image.Rect(0, 60, 200, 80))
-	if p, ok := Widens(m, w, image.Pt(100, 10), image.Pt(0, 1), 5); !ok || p.Y != 60 {
+	if p, ok := Widens(m, w, image.Pt(100, 10), image.Pt(0, 1), 5, 30); !ok || p.Y != 60 {
 		t.Errorf("widened at %v (%v), want at row 60", p, ok)
 	}
 	closed := rects(w, h, image.Rect(80, 0, 120, 40), image.Rect(90, 40, 110, 50))
-	if p, ok := Widens(closed, w, image.Pt(100, 10), image.Pt(0, 1), 5); ok {
+	if p, ok := Widens(closed, w, image.Pt(100, 10), image.Pt(0, 1), 5, 30); ok {
 		t.Errorf("a closing balloon widened at %v", p)
 	}
-	if p, ok := Widens(m, w, image.Pt(100, 70), image.Pt(0, -1), 5); ok {
+	if p, ok := Widens(m, w, image.Pt(100, 70), image.Pt(0, -1), 5, 30); ok {
 		t.Errorf("walking up out of the gutter into the balloon widened at %v", p)
+	}
+	// A balloon filled with a tone, whose dots break its paper into short runs: stepping out
+	// of them onto clean paper is no frame.
+	if p, ok := Widens(m, w, image.Pt(100, 10), image.Pt(0, 1), 5, 50); ok {
+		t.Errorf("runs shorter than the lettering across widened at %v", p)
 	}
 }
