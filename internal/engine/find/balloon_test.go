@@ -152,11 +152,7 @@ func TestMangaBubbleHoldsTheMarksGivenBack(t *testing.T) {
 // balloon filled with a light tone, across the frame into the gutter beside it, whose dots
 // break its paper into short runs, still has its body as before (harsh seed 22).
 func TestBalloonAcrossThePanelsFrameKeepsItsBody(t *testing.T) {
-	for _, c := range []struct {
-		seed int64
-		opt  mangapage.Options
-		text string
-	}{
+	for _, c := range []seeded{
 		{23, mangapage.Options{}, "緊張してる？"},
 		{22, mangapage.Options{Harsh: true}, "その手を離せ！"},
 	} {

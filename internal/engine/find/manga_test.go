@@ -77,6 +77,13 @@ func annotated(t *testing.T, p *mangapage.Page, text string) *mangapage.Bubble {
 	return want
 }
 
+// seeded is a lettering of a generated page: the page's seed and options, and its text.
+type seeded struct {
+	seed int64
+	opt  mangapage.Options
+	text string
+}
+
 // lettering generates the Japanese page seed drawn with opt (the hard kinds of lettering, a
 // harsh scan), finds its lettering, and returns the block found for the bubble annotated text,
 // all the blocks, and the annotation; the block is nil, and the test marked failed, when none
@@ -113,11 +120,7 @@ func direction(vertical bool) string {
 // the next, is not taken for a tone's dots.
 func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 	plain, hard, harsh, other := mangapage.Options{}, mangapage.Options{Hard: true}, mangapage.Options{Harsh: true}, mangapage.Options{OtherFaces: true}
-	for _, c := range []struct {
-		seed int64
-		opt  mangapage.Options
-		text string
-	}{
+	for _, c := range []seeded{
 		{16, plain, "賛成！"},            // a balloon without an outline on diagonal hatching
 		{2, plain, "キャー！"},            // between speed lines
 		{17, plain, "明日、試合だろ？"},       // a balloon among slanted lines
@@ -174,11 +177,7 @@ func TestMangaKeepsLetteringThatLooksLikeArt(t *testing.T) {
 // negative, with the box's dark as its paper, so that it is read, erased and lettered in
 // its colours.
 func TestMangaFindsLightLetteringOnADarkBox(t *testing.T) {
-	for _, c := range []struct {
-		seed int64
-		opt  mangapage.Options
-		text string
-	}{
+	for _, c := range []seeded{
 		{24, mangapage.Options{}, "そして運命の日が来た。"},
 		{20, mangapage.Options{Hard: true}, "その頃…"}, // a tight box, the page turned 1.6°
 	} {
@@ -325,11 +324,7 @@ func TestMangaFindsFaintSmallLettering(t *testing.T) {
 // a speech (嘘…), not a lone shape of art.
 func TestMangaGivesBackTheDotsThatEndALine(t *testing.T) {
 	plain, hard := mangapage.Options{}, mangapage.Options{Hard: true}
-	for _, c := range []struct {
-		seed int64
-		opt  mangapage.Options
-		text string
-	}{
+	for _, c := range []seeded{
 		{521, plain, "信じられない…"}, // IPAGothic 16 px, resampled
 		{515, plain, "その頃…"},    // a caption box
 		{516, plain, "嘘だろ…？"},   // the ？ after the dots
