@@ -163,9 +163,10 @@ func unreadable(b *page.Block, r page.Reading) string {
 		return "read without confidence"
 	case !lang.HasCJK(b.Source):
 		return "not read as Chinese, Japanese or Korean"
-	case b.Bubble == nil && (r.Conf < minFreeConf || len([]rune(b.Source)) < 3):
+	case b.Bubble == nil && (r.Conf < minFreeConf && !sentenceLike(b.Source) || len([]rune(b.Source)) < 3):
 		// Outside a bubble, art can pass for a character or two; there only a confident
-		// reading of real length is taken for lettering, so art is never painted over.
+		// reading of real length, or one that reads as a sentence, is taken for lettering, so
+		// art is never painted over.
 		return "outside a bubble, too short or unsure to be lettering"
 	}
 	return ""

@@ -40,7 +40,8 @@ func TestTargetSize(t *testing.T) {
 }
 
 // A block whose reading may not be translated says why in the transcript; a confident reading
-// of CJK text in a bubble, or of three characters or more on art, goes to the translator.
+// of CJK text in a bubble, or of three characters or more on art, goes to the translator, as
+// does a less sure one on art that reads as a sentence.
 func TestUnreadableSaysWhy(t *testing.T) {
 	bubble := page.NewMask(image.Rect(0, 0, 100, 100))
 	col := []image.Rectangle{image.Rect(40, 10, 60, 90)}
@@ -56,6 +57,15 @@ func TestUnreadableSaysWhy(t *testing.T) {
 		{page.Block{Source: "Hello", Bubble: bubble, Lines: col, Char: 20}, page.Reading{Text: "Hello", Conf: 0.9}, "not read as Chinese, Japanese or Korean"},
 		{page.Block{Source: "お前", Lines: col, Char: 20}, page.Reading{Text: "お前", Conf: 0.9}, "outside a bubble, too short or unsure to be lettering"},
 		{page.Block{Source: "お前は", Lines: col, Char: 20}, page.Reading{Text: "お前は", Conf: 0.6}, "outside a bubble, too short or unsure to be lettering"},
+		// Less sure on the art, but read as a sentence: lettering. What art passes for
+		// lettering, at that confidence, reads as no sentence.
+		{page.Block{Source: "俺が守る.必ず。", Lines: col, Char: 20}, page.Reading{Text: "俺が守る.必ず。", Conf: 0.68}, ""},
+		{page.Block{Source: "ねえ、間いてる？", Lines: col, Char: 20}, page.Reading{Text: "ねえ、間いてる？", Conf: 0.6}, ""},
+		{page.Block{Source: "いいいい", Lines: col, Char: 20}, page.Reading{Text: "いいいい", Conf: 0.69}, "outside a bubble, too short or unsure to be lettering"},
+		{page.Block{Source: "ューンーの", Lines: col, Char: 20}, page.Reading{Text: "ューンーの", Conf: 0.6}, "outside a bubble, too short or unsure to be lettering"},
+		{page.Block{Source: "aれてたしes。", Lines: col, Char: 20}, page.Reading{Text: "aれてたしes。", Conf: 0.69}, "outside a bubble, too short or unsure to be lettering"},
+		{page.Block{Source: "一一、一一一", Lines: col, Char: 20}, page.Reading{Text: "一一、一一一", Conf: 0.65}, "outside a bubble, too short or unsure to be lettering"},
+		{page.Block{Source: "赤なたのに戦う", Lines: col, Char: 20}, page.Reading{Text: "赤なたのに戦う", Conf: 0.65}, "outside a bubble, too short or unsure to be lettering"},
 	}
 	for i, c := range cases {
 		if got := unreadable(&c.block, c.read); got != c.want {
