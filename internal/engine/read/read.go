@@ -497,6 +497,8 @@ func CleanCJK(s string) string {
 			r = 'ー'
 		} else if r < 0x80 && unicode.IsLetter(r) && lang.HasCJK(string(prev)) && i+1 < len(rs) && lang.HasCJK(string(rs[i+1])) {
 			continue // a lone Latin letter amid kana is a speck read as one (間に合わなtい)
+		} else if w, ok := fullWidth[r]; ok && lang.HasCJK(string(prev)) && i+1 < len(rs) && lang.HasCJK(string(rs[i+1])) {
+			r = w // a mark amid Japanese is the full-width one (俺が守る。必ず。, 静かに！誰か来る)
 		}
 		if r != ' ' {
 			prev = r
@@ -528,6 +530,9 @@ func CleanCJK(s string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// fullWidth are the marks Tesseract reads half-width that Japanese sets full-width.
+var fullWidth = map[rune]rune{'!': '！', '?': '？', '.': '。', ',': '、'}
 
 // katakana reports whether r is a katakana letter (the long-vowel mark included).
 func katakana(r rune) bool { return r >= 0x30a1 && r <= 0x30fc }
