@@ -89,7 +89,8 @@ func speck(b *page.Block, conf float64, dialogue int) bool {
 // 0.68, ねえ、間いてる？ at 0.67. What the art passes for lettering reads as a few marks, often
 // the same one (いいいい, 一一 一一, ジス, ューンーの), or mixes in Latin letters (aれてたしes); so
 // a reading between MinReadConf and minFreeConf is lettering when it reads as a sentence. On
-// 96 pages of our four sets this lets six lines through, and no art (docs/BENCHMARKS.md).
+// 96 pages of our four sets this lets seven readings through, all of lettering, none of art
+// (docs/BENCHMARKS.md).
 
 // sentenceLike reports whether s reads as a sentence: five CJK letters or more, none Latin, no
 // one letter half of them, and a mark that ends or divides a sentence (。！？… or 、).
