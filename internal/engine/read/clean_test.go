@@ -24,6 +24,8 @@ func TestCleanCJK(t *testing.T) {
 		"静かに!誰か来る?":    "静かに！誰か来る？",
 		"俺が守る.必ず。":     "俺が守る。必ず。",
 		"悪い,寝坊した。":     "悪い、寝坊した。",
+		"괜찮아,내가있잖아.":   "괜찮아,내가있잖아.", // Korean sets its marks half-width
+		"我们走吧,快点!":     "我们走吧,快点！",   // and Chinese its comma as ，
 		"何だと!?":        "何だと！？",
 		"1人で行く":        "1人で行く",
 		"Level 1":      "Level 1",

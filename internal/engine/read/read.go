@@ -497,7 +497,7 @@ func CleanCJK(s string) string {
 			r = 'ー'
 		} else if r < 0x80 && unicode.IsLetter(r) && lang.HasCJK(string(prev)) && i+1 < len(rs) && lang.HasCJK(string(rs[i+1])) {
 			continue // a lone Latin letter amid kana is a speck read as one (間に合わなtい)
-		} else if w, ok := fullWidth[r]; ok && lang.HasCJK(string(prev)) && i+1 < len(rs) && lang.HasCJK(string(rs[i+1])) {
+		} else if w, ok := fullWidth[r]; ok && i+1 < len(rs) && japanese(prev, rs[i+1]) {
 			r = w // a mark amid Japanese is the full-width one (俺が守る。必ず。, 静かに！誰か来る)
 		}
 		if r != ' ' {
@@ -531,8 +531,17 @@ func CleanCJK(s string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// fullWidth are the marks Tesseract reads half-width that Japanese sets full-width.
+// fullWidth are the marks Tesseract reads half-width that Japanese sets full-width (Korean
+// sets them half-width, and Chinese its comma as ，).
 var fullWidth = map[rune]rune{'!': '！', '?': '？', '.': '。', ',': '、'}
+
+// japanese reports whether a and b, either side of a mark, are Japanese: kana or kanji, and
+// one of them kana (kanji alone may be Chinese).
+func japanese(a, b rune) bool {
+	kana := func(r rune) bool { return unicode.In(r, unicode.Hiragana, unicode.Katakana) }
+	cjk := func(r rune) bool { return kana(r) || unicode.Is(unicode.Han, r) }
+	return cjk(a) && cjk(b) && (kana(a) || kana(b))
+}
 
 // katakana reports whether r is a katakana letter (the long-vowel mark included).
 func katakana(r rune) bool { return r >= 0x30a1 && r <= 0x30fc }
