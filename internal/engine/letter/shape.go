@@ -156,10 +156,11 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 }
 
 // splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping three
-// letters before the break and two after it, and three characters with its marks: a short word
-// ("Eek!", "Quiet!") is never broken. It cuts where a syllable ends if it can (syllableEnd); else after a vowel that a
-// consonant follows, where a syllable often ends (pro-tect, every-thing); anywhere else only
-// in a long word, and when neither fits (sch-ool reads as a misprint; a smaller size is better).
+// letters before the break and two after it, and three characters with its marks: a short
+// word ("Eek!", "Quiet!") is never broken. It cuts where a syllable ends if it can
+// (syllableEnd); else after a vowel that a consonant follows, where a syllable often ends
+// (pro-tect, every-thing); anywhere else only in a long word, and when neither fits (sch-ool
+// reads as a misprint; a smaller size is better).
 func splitToFit(face font.Face, word string, maxW fixed.Int26_6) (string, string) {
 	runes := []rune(word)
 	afterVowel := func(cut int) bool {
