@@ -205,8 +205,9 @@ func TestBlockInABalloonOpenToThePanelStaysInTheBalloon(t *testing.T) {
 }
 
 // A tall, narrow balloon (a column of Japanese) is lettered as a letterer sets English in it:
-// long words one to a line at a size that fills the balloon's height, not three wide lines at
-// the smallest size; a short word is still never left alone on a line of a column.
+// long words one to a line at a size that fills the balloon's height, not wide lines at the
+// smallest size; a short word is still never left alone on a line of a column, unless a mark
+// ends it (Hey,).
 func TestTallBalloonIsFilled(t *testing.T) {
 	l := &letterer{fnt: testFonts(t).primary}
 	area := page.Polygon(ellipseShape(120, 354, 120, 354)).Erode(11)
@@ -215,6 +216,13 @@ func TestTallBalloonIsFilled(t *testing.T) {
 	lay := l.fitShape(area, near, 46*1.5, 30)
 	if h := float64(lay.lineH.Mul(fixed.I(len(lay.lines))).Ceil()) / float64(area.Box.Dy()); h < 0.3 {
 		t.Errorf("%q fills %.2f of the balloon's height, want ≥ 0.3", lines(lay), h)
+	}
+	// A call ended by its comma may stand alone on a line, and the words are broken where a
+	// letterer would break them, not each line filled in turn ("Hey, are / you / ...").
+	l.text = "Hey, are you listening?"
+	lay = l.fitShape(area, near, 46*1.5, 30)
+	if h := float64(lay.lineH.Mul(fixed.I(len(lay.lines))).Ceil()) / float64(area.Box.Dy()); h < 0.2 {
+		t.Errorf("%q fills %.2f of the balloon's height, want ≥ 0.2", lines(lay), h)
 	}
 	l.text = "Fine, I guess I'll go with you then."
 	lay = l.fitShape(area, near, 46*1.5, 30)

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -155,6 +156,53 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 	return shapeLayout{}, false
 }
 
+// maxRebreak is the most words rebreak tries every way of breaking.
+const maxRebreak = 10
+
+// rebreak sets toks in n lines of area with no short word alone on a line, trying every way
+// of breaking them, and keeps the one whose fullest line has the most room to spare: filling
+// each line in turn sets "Hey, are / you / listening?" where a letterer sets "Hey, / are you /
+// listening?". It reports false when none fits, or the text has more than maxRebreak words.
+func rebreak(face font.Face, toks []string, area *page.Mask, center image.Point, s setting, n int) (shapeLayout, bool) {
+	if len(toks) > maxRebreak || n < 2 || n > len(toks) {
+		return shapeLayout{}, false
+	}
+	m := face.Metrics()
+	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * s.leading)
+	lay := shapeLayout{face: face, lineH: lineH, top: fixed.I(center.Y) - lineH.Mul(fixed.I(n))/2}
+	cx, maxW := make([]int, n), make([]fixed.Int26_6, n)
+	for k := range n {
+		y0 := (lay.top + lineH.Mul(fixed.I(k))).Floor()
+		x0, x1 := bandSpan(area, center.X, y0, y0+lineH.Ceil())
+		cx[k], maxW[k] = (x0+x1)/2, fixed.Int26_6(max(0, float64(x1-x0)-2*s.margin*float64(lineH.Ceil()))*64)
+	}
+	var best []shapeLine
+	bestLoad := 2.0
+	lines := make([]shapeLine, 0, n)
+	var place func(k, start int, load float64)
+	place = func(k, start int, load float64) {
+		if k == n {
+			if cand := (shapeLayout{face: face, lines: lines}); start == len(toks) && load < bestLoad && !stacked(cand, len(toks)) {
+				best, bestLoad = slices.Clone(lines), load
+			}
+			return
+		}
+		for end := start + 1; end <= len(toks)-(n-1-k); end++ {
+			text := strings.Join(toks[start:end], " ")
+			w := font.MeasureString(face, text)
+			if w > maxW[k] {
+				break
+			}
+			lines = append(lines, shapeLine{text: text, cx: cx[k], width: w})
+			place(k+1, end, max(load, float64(w)/float64(maxW[k])))
+			lines = lines[:k]
+		}
+	}
+	place(0, 0, 0)
+	lay.lines = best
+	return lay, best != nil
+}
+
 // splitToFit hyphenates word so that its head (with the hyphen) fits maxW, keeping three
 // letters before the break and two after it, and three characters with its marks: a short
 // word ("Eek!", "Quiet!") is never broken. It cuts where a syllable ends if it can
@@ -268,6 +316,9 @@ func (l *letterer) fitShape(area *page.Mask, near image.Rectangle, maxSize, minR
 	search := func(lo, hi float64, s setting, strict bool) (shapeLayout, bool) {
 		try := func(size float64) (shapeLayout, bool) {
 			lay, ok := tryShape(l.face(size), toks, area, center, s, 1)
+			if ok && strict && stacked(lay, len(toks)) {
+				lay, ok = rebreak(lay.face, toks, area, center, s, len(lay.lines))
+			}
 			return lay, ok && (!strict || !stacked(lay, len(toks)))
 		}
 		var best shapeLayout
@@ -337,7 +388,7 @@ func balance(lay shapeLayout, toks []string, area *page.Mask, center image.Point
 	lo, hi := 0.4, 1.0
 	for range 7 {
 		mid := (lo + hi) / 2
-		if cand, ok := tryShape(lay.face, toks, area, center, s, mid); ok && len(cand.lines) == n && !hyphenated(cand) {
+		if cand, ok := tryShape(lay.face, toks, area, center, s, mid); ok && len(cand.lines) == n && !hyphenated(cand) && (stacked(lay, len(toks)) || !stacked(cand, len(toks))) {
 			lay, hi = cand, mid
 		} else {
 			lo = mid
@@ -349,7 +400,8 @@ func balance(lay shapeLayout, toks []string, area *page.Mask, center image.Point
 // stacked reports whether a layout of a text of words words sets them one to a line in a
 // column with a short word alone on its line ("Fine, / I / guess / I'll"), which reads badly: a
 // smaller size that pairs the words is better lettering. Longer words one to a line are how a
-// tall, narrow balloon is lettered ("Looks / like the / train / already / left.").
+// tall, narrow balloon is lettered ("Looks / like the / train / already / left."), and so is
+// a short word that a mark ends, a call or a cry ("Hey, / are you / listening?").
 func stacked(lay shapeLayout, words int) bool {
 	if words < 4 {
 		return false
@@ -358,7 +410,8 @@ func stacked(lay shapeLayout, words int) bool {
 	for _, ln := range lay.lines {
 		if !strings.Contains(ln.text, " ") {
 			single++
-			short = short || letters([]rune(ln.text)) <= 3
+			word := []rune(ln.text)
+			short = short || letters(word) <= 3 && !strings.ContainsRune(",!?…", word[len(word)-1])
 		}
 	}
 	return short && single >= 2 && single*2 >= len(lay.lines)
