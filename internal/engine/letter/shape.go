@@ -100,12 +100,25 @@ const (
 	tight = 0.0
 )
 
+// lineHeight is the height of a line of face set at s's leading.
+func (s setting) lineHeight(face font.Face) fixed.Int26_6 {
+	m := face.Metrics()
+	return fixed.Int26_6(float64(m.Ascent+m.Descent) * s.leading)
+}
+
+// band is the line of height lineH whose top is top in area: the centre of the room the area
+// has there around center, and that room's width less s's margin at each end.
+func (s setting) band(area *page.Mask, center image.Point, top, lineH fixed.Int26_6) (cx int, room float64) {
+	y0 := top.Floor()
+	x0, x1 := bandSpan(area, center.X, y0, y0+lineH.Ceil())
+	return (x0 + x1) / 2, float64(x1-x0) - 2*s.margin*float64(lineH.Ceil())
+}
+
 // tryShape sets toks at one face and setting in area, returning false when they do not fit.
 // Each line may take squeeze (at most 1) of the room its band of the area has, less the
 // setting's margin at each end.
 func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point, s setting, squeeze float64) (shapeLayout, bool) {
-	m := face.Metrics()
-	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * s.leading)
+	lineH := s.lineHeight(face)
 	if lineH <= 0 {
 		return shapeLayout{}, false
 	}
@@ -116,9 +129,7 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 		queue := append([]string(nil), toks...)
 		ok := true
 		for k := 0; k < n && len(queue) > 0; k++ {
-			y0 := (top + lineH.Mul(fixed.I(k))).Floor()
-			x0, x1 := bandSpan(area, center.X, y0, y0+lineH.Ceil())
-			room := float64(x1-x0) - 2*s.margin*float64(lineH.Ceil())
+			cx, room := s.band(area, center, top+lineH.Mul(fixed.I(k)), lineH)
 			maxW := fixed.Int26_6(max(0, room*squeeze) * 64)
 			cur := ""
 			for len(queue) > 0 {
@@ -144,7 +155,7 @@ func tryShape(face font.Face, toks []string, area *page.Mask, center image.Point
 				ok = false
 				break
 			}
-			lay.lines = append(lay.lines, shapeLine{text: cur, cx: (x0 + x1) / 2, width: font.MeasureString(face, cur)})
+			lay.lines = append(lay.lines, shapeLine{text: cur, cx: cx, width: font.MeasureString(face, cur)})
 		}
 		if ok && len(queue) == 0 {
 			// Centre the lines actually used.
@@ -167,14 +178,13 @@ func rebreak(face font.Face, toks []string, area *page.Mask, center image.Point,
 	if len(toks) > maxRebreak || n < 2 || n > len(toks) {
 		return shapeLayout{}, false
 	}
-	m := face.Metrics()
-	lineH := fixed.Int26_6(float64(m.Ascent+m.Descent) * s.leading)
+	lineH := s.lineHeight(face)
 	lay := shapeLayout{face: face, lineH: lineH, top: fixed.I(center.Y) - lineH.Mul(fixed.I(n))/2}
 	cx, maxW := make([]int, n), make([]fixed.Int26_6, n)
 	for k := range n {
-		y0 := (lay.top + lineH.Mul(fixed.I(k))).Floor()
-		x0, x1 := bandSpan(area, center.X, y0, y0+lineH.Ceil())
-		cx[k], maxW[k] = (x0+x1)/2, fixed.Int26_6(max(0, float64(x1-x0)-2*s.margin*float64(lineH.Ceil()))*64)
+		var room float64
+		cx[k], room = s.band(area, center, lay.top+lineH.Mul(fixed.I(k)), lineH)
+		maxW[k] = fixed.Int26_6(max(0, room) * 64)
 	}
 	var best []shapeLine
 	bestLoad := 2.0
@@ -295,8 +305,10 @@ func syllableEnd(runes []rune, cut int) bool {
 }
 
 // fitShape finds the largest size in [minReadable, maxSize] that fits text into area, trying
-// normal then tight leading, then hyphenation, and only then sizes down to half of minReadable;
-// the lines it found are then balanced (see balance).
+// normal then tight leading (with no short word alone on a line of a column: see stacked and
+// rebreak, and then without that rule), then lines without their margin, then hyphenation,
+// and only then sizes down to half of minReadable; the lines it found are then balanced (see
+// balance).
 //
 // The lines are centred on the area's centroid when it lies near, within a character of the
 // source's lettering (near is that grown box); otherwise on the lettering's centre, in a
