@@ -192,6 +192,68 @@ func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
 	}
 }
 
+// A balloon filled with a tone keeps it where its lettering was: painted the paper's one colour,
+// the erased text would leave a flat patch in the dots, plain to a reader. The tone is carried
+// on from inside the balloon only: its outline and the art beyond it are another pattern.
+func TestBlockInATonedBubbleCarriesTheTone(t *testing.T) {
+	const w, h = 240, 200
+	want := tonePage(w, h)
+	outlined := func(img *image.RGBA) {
+		ring := coverage(w, h, ellipsePoly(120, 100, 110, 90, false), ellipsePoly(120, 100, 106, 86, true))
+		for y := range h {
+			for x := range w {
+				if ring.AlphaAt(x, y).A >= 128 {
+					img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
+				} else if (x-120)*(x-120)*90*90+(y-100)*(y-100)*110*110 > 110*110*90*90 {
+					img.SetRGBA(x, y, color.RGBA{90, 90, 90, 255}) // the art around: a flat grey
+				}
+			}
+		}
+	}
+	outlined(want)
+	img := tonePage(w, h)
+	outlined(img)
+	box := image.Rect(90, 50, 150, 150)
+	ink := page.NewMask(box)
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if (x-box.Min.X)%20 < 4 || (y-box.Min.Y)%20 < 3 { // columns of strokes
+				img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
+				ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+			}
+		}
+	}
+	interior := coverage(w, h, ellipsePoly(120, 100, 106, 86, false))
+	bubble := page.NewMask(img.Bounds())
+	for i := range bubble.Mask {
+		if interior.Pix[i] >= 128 {
+			bubble.Mask[i] = true
+			bubble.Area++
+		}
+	}
+	before := image.NewRGBA(img.Bounds())
+	copy(before.Pix, img.Pix)
+	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink, Bubble: bubble, Paper: page.Paper(img, bubble, box, color.RGBA{245, 245, 245, 255})})
+	wrong := 0
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
+				wrong++
+			}
+		}
+	}
+	if wrong > box.Dx()*box.Dy()/50 {
+		t.Errorf("%d of %d pixels of the erased box differ from the tone", wrong, box.Dx()*box.Dy())
+	}
+	for y := range h {
+		for x := range w {
+			if !bubble.Has(x, y) && img.RGBAAt(x, y) != before.RGBAAt(x, y) {
+				t.Fatalf("(%d, %d), outside the balloon, changed", x, y)
+			}
+		}
+	}
+}
+
 // Lettering set on a screentone with a white halo around its strokes is erased with its halo:
 // the tone runs on where both were, with no blank silhouette of the text left on the art.
 func TestBlockOnToneCarriesTheDotsThroughTheHalo(t *testing.T) {

@@ -200,12 +200,14 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		reach int // how far around the box the tone's period is looked for
 	}{{halo, t.Char * 3 / 2}, {m, t.Char}} {
 		around := t.Box.Inset(-max(3*grow, try.reach)).Intersect(pb)
-		if period, ok := tonePeriod(gray, try.mask, around); ok && copyTone(img, try.mask, wide, period, around) {
+		if period, ok := tonePeriod(gray, try.mask, around); ok && copyTone(img, try.mask, wide, period, around, anywhere) {
 			return
 		}
 	}
 	Fill(img, m)
 }
+
+func anywhere(x, y int) bool { return true }
 
 // haloReach is how far past a stroke its anti-aliased edge and JPEG ringing stay visible: a
 // pixel or two of edge, more on large lettering, and about two pixels of ringing.
@@ -227,6 +229,18 @@ func inBubble(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	}
 	inner := t.Bubble.Erode(edgeBand)
 	m := letteringMask(gray, paperY, t, inner)
+	// A balloon filled with a tone keeps it: painted one colour, the erased lettering would
+	// leave a flat patch in the dots. Each erased pixel takes the tone a whole number of its
+	// periods away, inside the balloon.
+	around := m.Box.Inset(-t.Char).Intersect(t.Bubble.Box)
+	outside := page.NewMask(around)
+	for i := range outside.Mask {
+		x, y := around.Min.X+i%around.Dx(), around.Min.Y+i/around.Dx()
+		outside.Mask[i] = m.Has(x, y) || !inner.Has(x, y)
+	}
+	if period, ok := tonePeriod(gray, outside, around); ok && copyTone(img, m, m.Box, period, around, inner.Has) {
+		return
+	}
 	for y := m.Box.Min.Y; y < m.Box.Max.Y; y++ {
 		for x := m.Box.Min.X; x < m.Box.Max.X; x++ {
 			if m.Has(x, y) && inner.Has(x, y) {

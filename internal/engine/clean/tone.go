@@ -71,9 +71,9 @@ func tonePeriod(gray *image.Gray, m *page.Mask, box image.Rectangle) (image.Poin
 }
 
 // copyTone fills every pixel of m inside region from the nearest pixel along ±period (a whole
-// number of periods away, within box) that m does not cover; it returns false, changing
-// nothing, when some pixel has none.
-func copyTone(img *image.RGBA, m *page.Mask, region image.Rectangle, period image.Point, box image.Rectangle) bool {
+// number of periods away, within box) that m does not cover and from allows; it returns false,
+// changing nothing, when some pixel has none.
+func copyTone(img *image.RGBA, m *page.Mask, region image.Rectangle, period image.Point, box image.Rectangle, from func(x, y int) bool) bool {
 	type fill struct{ dst, src image.Point }
 	var fills []fill
 	region = region.Intersect(m.Box)
@@ -86,7 +86,7 @@ func copyTone(img *image.RGBA, m *page.Mask, region image.Rectangle, period imag
 			found := false
 			for k := 1; k < 400 && !found; k++ {
 				for _, q := range []image.Point{p.Add(period.Mul(k)), p.Sub(period.Mul(k))} {
-					if q.In(box) && !m.Has(q.X, q.Y) {
+					if q.In(box) && !m.Has(q.X, q.Y) && from(q.X, q.Y) {
 						fills = append(fills, fill{p, q})
 						found = true
 						break
