@@ -21,6 +21,8 @@ func filledRegion(l *raster.Labels, n int32) *region {
 	return &region{Box: l.Comps[n-1].Box, Mask: m, Area: a}
 }
 
+func abs(v int) int { return max(v, -v) }
+
 // area is a box's area in pixels.
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"slices"
 
+	"github.com/vtsproject/vts/internal/engine/balloon"
 	"github.com/vtsproject/vts/internal/engine/lines"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
@@ -34,8 +35,11 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	if b.Dy() <= b.Dx()*5/2 {
 		inverted := make(chan func([]*page.Block) []*page.Block, 1)
 		go func() { inverted <- invertedBlocks(g, pa) }()
+		toned := make(chan func(blocks, loose []*page.Block) ([]*page.Block, []*page.Block), 1)
+		go func() { toned <- tonedBlocks(g, pa) }()
 		var loose []*page.Block
-		blocks, loose = detectBlocks(g, pa, false)
+		blocks, loose = detectBlocks(g, pa, onPaper)
+		blocks, loose = (<-toned)(blocks, loose)
 		// Lettering never surrounds other lettering: what the art finder found around a block
 		// is the art about it (a burst's spikes and the black its ！ reached).
 		art := slices.DeleteFunc(artBlocks(g, pa, blocks), func(a *page.Block) bool {
@@ -61,7 +65,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			for y := 0; y < r.Dy(); y++ {
 				copy(sub.Pix[y*sub.Stride:][:r.Dx()], g.Pix[g.PixOffset(0, y0+y):][:r.Dx()])
 			}
-			found, loose := detectBlocks(sub, pa, false)
+			found, loose := detectBlocks(sub, pa, onPaper)
 			for _, tb := range append(found, loose...) {
 				tb.Move(image.Pt(0, y0))
 				blocks = addUnlessSeen(blocks, tb)
@@ -79,15 +83,15 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 // detectBlocks finds the lettering in g, whose size sets the scale of everything looked for, and
 // apart from it what it found among the dots of a light tone (blocksInRegion). On a page's
 // negative (invertedBlocks) no balloon's body is looked for.
-func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loose []*page.Block) {
+func detectBlocks(g *image.Gray, pa *page.Analysis, look pass) (blocks, loose []*page.Block) {
+	negative := look == onNegative
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
 	r := max(1, long/900)
 	blur := raster.BoxBlur(g, r)
-	lightMin := uint8(max(140, int(pa.Paper)-45))
 	light := &raster.Bitmap{W: b.Dx(), H: b.Dy(), On: make([]bool, b.Dx()*b.Dy())}
 	for i, v := range blur.Pix {
-		light.On[i] = v >= lightMin
+		light.On[i] = v >= lightMin(pa, look) && (look != onTone || g.Pix[i] >= pa.InkMax && int(v)+12 < int(pa.Paper))
 	}
 	ll := raster.Label(light, false)
 	var lo *raster.Labels // the light opened, for the bodies below; the negative has none
@@ -109,10 +113,11 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 	answers := make([]answer, len(ll.Comps))
 	raster.Parallel(len(ll.Comps), func(i int) {
 		c := ll.Comps[i]
-		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar {
-			return
-		}
 		n := int32(i + 1)
+		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar ||
+			look == onTone && (!balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || !toned(g, ll, n, pa)) {
+			return // too small, or (looking for toned balloons) no balloon of tone
+		}
 		filled := filledRegion(ll, n)
 		if filled.Area-c.Area < minChar*minChar/2 {
 			return // nothing inside it
@@ -141,7 +146,8 @@ func detectBlocks(g *image.Gray, pa *page.Analysis, negative bool) (blocks, loos
 	}
 	var bodies []*page.Block
 	for i, c := range lo.Comps {
-		if in[i] == 0 || balloonSized(ll.Comps[in[i]-1].Box, b) || !balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || min(c.Box.Dx(), c.Box.Dy()) < 4*minChar {
+		if in[i] == 0 || balloonSized(ll.Comps[in[i]-1].Box, b) || !balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || min(c.Box.Dx(), c.Box.Dy()) < 4*minChar ||
+			look == onTone && !toned(g, lo, int32(i+1), pa) {
 			continue
 		}
 		found, _ := blocksInRegion(g, lo, int32(i+1), filledRegion(lo, int32(i+1)), pa, minChar, maxChar, true)
@@ -172,7 +178,7 @@ type blob struct {
 // blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
 // holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
 // dots. open looks for the body of the balloon around lettering whose paper runs on
-// (localBalloon); on a page's negative there is none to look for.
+// (balloon.Open); on a page's negative there is none to look for.
 func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int, open bool) (out, loose []*page.Block) {
 	box := filled.Box
 	w := box.Dx()
@@ -328,7 +334,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	paper := func(x, y int) bool { return ll.ID[y*ll.W+x] == n }
 	for _, tb := range loose {
 		if open {
-			tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+			tb.Bubble = balloon.Open(filled, paper, tb.Box, tb.Char)
 		}
 	}
 	if len(out) == 0 {
@@ -378,7 +384,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		out = mergeColumns(g, out, made, pa, minChar, maxChar)
 		for _, tb := range out {
 			if open {
-				tb.Bubble = localBalloon(filled, paper, tb.Box, tb.Char)
+				tb.Bubble = balloon.Open(filled, paper, tb.Box, tb.Char)
 			}
 		}
 		return out, loose
@@ -408,7 +414,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		}
 	}
 	bubble := filled
-	if b := cutOutOfTone(g, pa, filled, paper, out); b != nil {
+	if b := balloon.OutOfTone(g, pa, filled, paper, out); b != nil {
 		bubble = b
 	}
 	for _, tb := range out {

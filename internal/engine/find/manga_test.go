@@ -382,29 +382,67 @@ func TestMangaBalloonFilledWithALightToneLosesItsDots(t *testing.T) {
 		if b == nil {
 			continue
 		}
-		near := func(x, y int) bool { // a glyph's pixel within 2 px
-			for dy := -2; dy <= 2; dy++ {
-				for dx := -2; dx <= 2; dx++ {
-					if image.Pt(x+dx, y+dy).In(want.Ink.Rect) && want.Ink.AlphaAt(x+dx, y+dy).A > 0 {
-						return true
-					}
-				}
-			}
-			return false
-		}
-		ink, off := 0, 0
-		for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
-			for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
-				if b.InkAt(x, y) {
-					ink++
-					if !near(x, y) {
-						off++
-					}
-				}
-			}
-		}
-		if off*100 > ink*3 {
+		if off, ink := offGlyphs(b, want); off*100 > ink*3 {
 			t.Errorf("seed %d: %q: %d of the block's %d ink pixels lie off its glyphs", c.seed, c.text, off, ink)
+		}
+	}
+}
+
+// offGlyphs counts the block's ink pixels, and those of them more than 2 px from the annotated
+// lettering's glyphs.
+func offGlyphs(b *page.Block, want *mangapage.Bubble) (off, ink int) {
+	near := func(x, y int) bool {
+		for dy := -2; dy <= 2; dy++ {
+			for dx := -2; dx <= 2; dx++ {
+				if image.Pt(x+dx, y+dy).In(want.Ink.Rect) && want.Ink.AlphaAt(x+dx, y+dy).A > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if b.InkAt(x, y) {
+				ink++
+				if !near(x, y) {
+					off++
+				}
+			}
+		}
+	}
+	return off, ink
+}
+
+// A balloon filled with a fine tone, scanned and shared as JPEG, is a grey the blur leaves
+// darker than paper, or its dots are chained to the lettering: its lettering is found in
+// columns, as in a white balloon, and without the dots, and the balloon is its bubble.
+func TestMangaBalloonFilledWithAFineToneIsFound(t *testing.T) {
+	for _, c := range []struct {
+		seed    int64
+		text    string
+		columns int
+	}{
+		{22, "ありがとう。助かったよ。", 2}, // no paper area at all
+		{22, "ジュース買ってくるね。", 3},  // nor here, where the balloon crosses the frame
+		{22, "忘れるわけないだろ。", 2},   // paper riddled with the dots: found as one column
+		{21, "緊張してる？", 2},
+	} {
+		b, _, want := lettering(t, c.seed, mangapage.Options{Harsh: true}, c.text)
+		if b == nil {
+			continue
+		}
+		if !b.Vertical || len(b.Lines) != c.columns {
+			t.Errorf("seed %d: %q: %s block of %d lines, want %d columns", c.seed, c.text, direction(b.Vertical), len(b.Lines), c.columns)
+		}
+		if off, ink := offGlyphs(b, want); off*100 > ink*3 {
+			t.Errorf("seed %d: %q: %d of the block's %d ink pixels lie off its glyphs", c.seed, c.text, off, ink)
+		}
+		if b.Bubble == nil {
+			t.Errorf("seed %d: %q: no bubble, want the balloon %v", c.seed, c.text, want.Balloon)
+		} else if bb := b.Bubble.Box; !want.Box.In(bb) || bb.Dx()*bb.Dy() > 2*want.Balloon.Dx()*want.Balloon.Dy() {
+			// (The bubble holds the balloon's tail, which its annotated box leaves out.)
+			t.Errorf("seed %d: %q: bubble %v, want the balloon %v around the lettering %v", c.seed, c.text, bb, want.Balloon, want.Box)
 		}
 	}
 }

@@ -1,0 +1,153 @@
+// Package balloon finds the balloon around lettering whose paper runs on beyond it: a balloon
+// open on one side, drawn across its panel's frame, or cut out of a light tone without an
+// outline, whose paper the gutter, the panel's white or the tone's gaps share.
+package balloon
+
+import (
+	"image"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
+)
+
+// A balloon whose outline is open (spikes that end in the gutter, a balloon drawn across its
+// panel's frame, a side left out) shares its paper with the gutter or the panel's white, so the
+// paper area around its lettering is page-wide and the lettering would pass for free text. Its
+// body is still there: a wide area of paper around the lettering joined to the rest through
+// necks (a spike's base, the gutter's width) narrower than the body. Opening the paper area
+// (shrinking it, then growing back what survives) by a little more than half a character
+// cuts those necks and leaves the body.
+
+// Open is the body of an open balloon around the lettering in text (of characters char
+// wide) on the paper area filled, whose own pixels paper tells (filled also covers what the paper
+// encloses: whole panels, when the paper is the gutter), or nil when the paper around the
+// lettering runs on (a panel's white, the gutter) instead of closing within a few times the
+// lettering's size.
+func Open(filled *page.Mask, paper func(x, y int) bool, text image.Rectangle, char int) *page.Mask {
+	// Necks are cut from the narrowest up: a gutter is narrow, the spikes of a shout wide.
+	for _, r := range []int{char * 3 / 5, char, char * 8 / 5} {
+		if b := openedBalloon(filled, paper, text, char, max(2, r)); b != nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// openedBalloon is Open for one radius of the opening.
+func openedBalloon(filled *page.Mask, paper func(x, y int) bool, text image.Rectangle, char, r int) *page.Mask {
+	reach := 2 * max(text.Dx(), text.Dy(), 2*char)
+	win := text.Inset(-reach).Intersect(filled.Box)
+	// The mask is taken r beyond the window so that the shrinking is exact inside it.
+	outer := win.Inset(-r)
+	ow, oh := outer.Dx(), outer.Dy()
+	// The paper and the lettering on it, which the opening must not take for a hole.
+	m := make([]bool, ow*oh)
+	for y := range oh {
+		for x := range ow {
+			p := image.Pt(outer.Min.X+x, outer.Min.Y+y)
+			m[y*ow+x] = filled.Has(p.X, p.Y) && (p.In(text) || paper(p.X, p.Y))
+		}
+	}
+	cutAtFrames(m, ow, oh, text.Sub(outer.Min), char)
+	// The body's part joined to the lettering must close inside the window.
+	inWin := image.Rectangle{Min: win.Min.Sub(outer.Min), Max: win.Max.Sub(outer.Min)}
+	grown := raster.Body(m, ow, oh, r, text.Sub(outer.Min), inWin, func(x, y int) bool {
+		return image.Pt(x, y).Add(outer.Min).In(filled.Box.Inset(1))
+	})
+	if grown == nil {
+		return nil
+	}
+	var box image.Rectangle
+	n := 0
+	for i, on := range grown {
+		if on {
+			x, y := i%ow+outer.Min.X, i/ow+outer.Min.Y
+			box = box.Union(image.Rect(x, y, x+1, y+1))
+			n++
+		}
+	}
+	// Lettering fills a fair part of its balloon: a body many times the lettering is a
+	// panel's white that happened to close.
+	ta := text.Dx() * text.Dy()
+	// and is set in its middle: lettering off to one side of a closed area is art beside the
+	// lettering, or art that passed for it.
+	off := func(a0, a1, b0, b1 int) bool { return 100*abs((a0+a1)-(b0+b1)) > 2*12*(b1-b0) }
+	if n < ta*3/2 || n > 40*ta || !text.In(box.Inset(-char/2)) ||
+		off(text.Min.X, text.Max.X, box.Min.X, box.Max.X) || off(text.Min.Y, text.Max.Y, box.Min.Y, box.Max.Y) {
+		return nil
+	}
+	out := &page.Mask{Box: box, Mask: make([]bool, box.Dx()*box.Dy()), Area: n}
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			out.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = grown[(y-outer.Min.Y)*ow+x-outer.Min.X]
+		}
+	}
+	return out
+}
+
+func abs(v int) int { return max(v, -v) }
+
+// cutAtFrames cuts the paper m (w wide, h high) where a balloon about text ends at a panel's
+// frame: a balloon drawn across the frame, or left open at one side, runs on into the gutter or
+// the panel's white across its whole width, a neck no opening cuts. Walking out from the
+// lettering, the paper's run across, through the lettering's middle, widens at once where the
+// balloon meets the frame, from the balloon's width to the gutter's; beyond that row (or
+// column) is not the balloon. A balloon that closes is left as it is, and so is one whose
+// paper is broken into runs shorter than the lettering across (a tone's dots in it), where
+// every step onto clean paper would widen.
+func cutAtFrames(m []bool, w, h int, text image.Rectangle, char int) {
+	c := text.Min.Add(text.Max).Div(2)
+	for _, d := range []image.Point{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+		start := c
+		for start.In(text) {
+			start = start.Add(d)
+		}
+		across := text.Dx()*abs(d.Y) + text.Dy()*abs(d.X)
+		if p, ok := raster.Widens(m, w, start, d, char, across); ok {
+			for i := range m {
+				if (i%w-p.X)*d.X+(i/w-p.Y)*d.Y >= 0 {
+					m[i] = false
+				}
+			}
+		}
+	}
+}
+
+// OutOfTone is the balloon of the lettering in blocks when it is cut out of a light tone
+// without an outline: the blur leaves the tone light, so the paper area runs on over it, and
+// the lettering would be set out on the tone. Where a twentieth of the area around the lettering
+// is dark at the pixel (a tone's dots), the body of clean paper around the lettering is the
+// balloon; nil when the area is plain, or no such body closes around it and the paper a
+// character around the lettering.
+func OutOfTone(g *image.Gray, pa *page.Analysis, filled *page.Mask, paper func(x, y int) bool, blocks []*page.Block) *page.Mask {
+	var text image.Rectangle
+	for _, tb := range blocks {
+		text = text.Union(tb.Box)
+	}
+	dark, n := 0, 0
+	for y := filled.Box.Min.Y; y < filled.Box.Max.Y; y += 2 {
+		for x := filled.Box.Min.X; x < filled.Box.Max.X; x += 2 {
+			if filled.Has(x, y) && !image.Pt(x, y).In(text) {
+				n++
+				if g.Pix[y*g.Stride+x] < pa.InkSoft {
+					dark++
+				}
+			}
+		}
+	}
+	if dark*20 < n {
+		return nil
+	}
+	body := Open(filled, func(x, y int) bool { return paper(x, y) && g.Pix[y*g.Stride+x] >= pa.InkSoft }, text, blocks[0].Char)
+	// The balloon holds the paper a character around its lettering, where its marks lie (a ！
+	// set apart): a body that leaves some out is the narrow end of a balloon, not its edge.
+	// (The corners of that margin may round off with the balloon: the middle of each side is
+	// looked at.)
+	ring, c := text.Inset(-blocks[0].Char), text.Min.Add(text.Max).Div(2)
+	for _, p := range []image.Point{{c.X, ring.Min.Y}, {c.X, ring.Max.Y - 1}, {ring.Min.X, c.Y}, {ring.Max.X - 1, c.Y}} {
+		if body != nil && filled.Has(p.X, p.Y) && !body.Has(p.X, p.Y) {
+			return nil
+		}
+	}
+	return body
+}

@@ -1,0 +1,143 @@
+package find
+
+import (
+	"image"
+	"slices"
+
+	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
+)
+
+// pass is how detectBlocks looks at a page for its paper areas.
+type pass int
+
+const (
+	onPaper    pass = iota // the paper: what the blur leaves near the page's paper level
+	onNegative             // the page's negative: light lettering on dark boxes
+	onTone                 // balloons filled with a light tone, as light as a 40 % grey
+)
+
+// lightMin is the level from which the blurred page is paper for the pass look.
+//
+// A balloon filled with a light screentone, scanned and shared as JPEG, is a fine grey the blur
+// leaves darker than paper: no paper area, or one its dots riddle, where the lettering is
+// chained to them. Looked at again as paper down to a 40 % grey, with every pixel of ink kept
+// out (so that a thin outline still closes the balloon), it is a paper area whose dots are not
+// holes, being far lighter than ink, and its lettering stands alone as on white paper.
+func lightMin(pa *page.Analysis, look pass) uint8 {
+	if look == onTone {
+		return uint8(max(110, int(pa.Paper)-90))
+	}
+	return uint8(max(140, int(pa.Paper)-45))
+}
+
+// tonedBlocks finds the lettering in balloons filled with a light tone, and returns what
+// replaces, among the blocks found on paper, those in such a balloon: the lettering found there
+// once the tone is taken for paper.
+func tonedBlocks(g *image.Gray, pa *page.Analysis) func(blocks, loose []*page.Block) ([]*page.Block, []*page.Block) {
+	found, _ := detectBlocks(g, pa, onTone)
+	b := g.Bounds()
+	blur := raster.BoxBlur(g, max(1, max(b.Dx(), b.Dy())/900))
+	var toned []*page.Block
+	for _, tb := range found {
+		if tb.Bubble != nil && balloonSized(tb.Bubble.Box, b) && margined(tb) && tonedAround(g, blur, pa, tb) {
+			toned = append(toned, tb)
+		}
+	}
+	return func(blocks, loose []*page.Block) ([]*page.Block, []*page.Block) {
+		// Tone taken for paper makes paper areas of toned art too, where its lines may cluster
+		// like lettering. A page's dialogue is lettered in one size: where the balloons found
+		// on paper tell it, what is far from it is art.
+		var chars []int
+		for _, o := range blocks {
+			if o.Bubble != nil {
+				chars = append(chars, o.Char)
+			}
+		}
+		if len(chars) >= 3 {
+			slices.Sort(chars)
+			med := chars[len(chars)/2]
+			toned = slices.DeleteFunc(toned, func(tb *page.Block) bool { return tb.Char*5 < med*3 || tb.Char*5 > med*8 })
+		}
+		if len(toned) == 0 {
+			return blocks, loose
+		}
+		inToned := func(o *page.Block) bool {
+			c := o.Box.Min.Add(o.Box.Max).Div(2)
+			return slices.ContainsFunc(toned, func(tb *page.Block) bool { return tb.Bubble.Has(c.X, c.Y) })
+		}
+		// The lettering found in the tone replaces what the first look found there; a balloon
+		// that look found around it stays its bubble (its body cut at the frame, without the
+		// tail the tone also fills).
+		for _, tb := range toned {
+			c := tb.Box.Min.Add(tb.Box.Max).Div(2)
+			for _, o := range blocks {
+				if o.Bubble != nil && o.Bubble.Has(c.X, c.Y) && tb.Box.In(o.Bubble.Box) && tb.Bubble.Has(o.Box.Min.X/2+o.Box.Max.X/2, o.Box.Min.Y/2+o.Box.Max.Y/2) {
+					tb.Bubble = o.Bubble
+					break
+				}
+			}
+		}
+		return append(slices.DeleteFunc(blocks, inToned), toned...), slices.DeleteFunc(loose, inToned)
+	}
+}
+
+// tonedAround says whether the balloon about tb is filled with a tone: around its lettering,
+// within a character, the page is visibly darker than its paper, and even once blurred (the dots
+// of a tone average out; toned art has its lines and hatching).
+func tonedAround(g, blur *image.Gray, pa *page.Analysis, tb *page.Block) bool {
+	ring := tb.Box.Inset(-tb.Char).Intersect(tb.Bubble.Box)
+	var hist [256]int
+	var sum, sq float64
+	n := 0
+	for y := ring.Min.Y; y < ring.Max.Y; y++ {
+		for x := ring.Min.X; x < ring.Max.X; x++ {
+			if (image.Point{x, y}).In(tb.Box) || !tb.Bubble.Has(x, y) {
+				continue
+			}
+			hist[g.Pix[y*g.Stride+x]]++
+			v := float64(blur.Pix[y*blur.Stride+x])
+			sum, sq, n = sum+v, sq+v*v, n+1
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	mean := sum / float64(n)
+	return median(hist[:], n)+20 <= int(pa.Paper) && sq/float64(n)-mean*mean <= 14*14
+}
+
+// toned says whether the paper area n of l is a tone: its median is visibly darker than the
+// page's paper. (An area of plain paper is the first pass's.)
+func toned(g *image.Gray, l *raster.Labels, n int32, pa *page.Analysis) bool {
+	box := l.Comps[n-1].Box
+	var hist [256]int
+	count := 0
+	for y := box.Min.Y; y < box.Max.Y; y += 2 {
+		for x := box.Min.X; x < box.Max.X; x += 2 {
+			if l.ID[y*l.W+x] == n {
+				hist[g.Pix[y*g.Stride+x]]++
+				count++
+			}
+		}
+	}
+	return median(hist[:], count)+20 <= int(pa.Paper)
+}
+
+// median is the median of count values counted in hist.
+func median(hist []int, count int) int {
+	acc := 0
+	for v, k := range hist {
+		if acc += k; acc*2 >= count {
+			return v
+		}
+	}
+	return len(hist) - 1
+}
+
+// margined says whether tb's lettering is set in its balloon as a letterer sets it: clear of the
+// outline by a third of a character on every side. Art in a toned area fills it to its edges.
+func margined(tb *page.Block) bool {
+	in, out, m := tb.Box, tb.Bubble.Box, tb.Char/3
+	return in.Min.X-out.Min.X >= m && out.Max.X-in.Max.X >= m && in.Min.Y-out.Min.Y >= m && out.Max.Y-in.Max.Y >= m
+}
