@@ -382,18 +382,18 @@ func TestMangaBalloonFilledWithALightToneLosesItsDots(t *testing.T) {
 		if b == nil {
 			continue
 		}
-		if off, ink := offGlyphs(b, want); off*100 > ink*3 {
+		if off, ink := offGlyphs(b, want, 2); off*100 > ink*3 {
 			t.Errorf("seed %d: %q: %d of the block's %d ink pixels lie off its glyphs", c.seed, c.text, off, ink)
 		}
 	}
 }
 
-// offGlyphs counts the block's ink pixels, and those of them more than 2 px from the annotated
-// lettering's glyphs.
-func offGlyphs(b *page.Block, want *mangapage.Bubble) (off, ink int) {
+// offGlyphs counts the block's ink pixels, and those of them more than reach px from the
+// annotated lettering's glyphs.
+func offGlyphs(b *page.Block, want *mangapage.Bubble, reach int) (off, ink int) {
 	near := func(x, y int) bool {
-		for dy := -2; dy <= 2; dy++ {
-			for dx := -2; dx <= 2; dx++ {
+		for dy := -reach; dy <= reach; dy++ {
+			for dx := -reach; dx <= reach; dx++ {
 				if image.Pt(x+dx, y+dy).In(want.Ink.Rect) && want.Ink.AlphaAt(x+dx, y+dy).A > 0 {
 					return true
 				}
@@ -435,7 +435,7 @@ func TestMangaBalloonFilledWithAFineToneIsFound(t *testing.T) {
 		if !b.Vertical || len(b.Lines) != c.columns {
 			t.Errorf("seed %d: %q: %s block of %d lines, want %d columns", c.seed, c.text, direction(b.Vertical), len(b.Lines), c.columns)
 		}
-		if off, ink := offGlyphs(b, want); off*100 > ink*3 {
+		if off, ink := offGlyphs(b, want, 1); off*100 > ink*3 {
 			t.Errorf("seed %d: %q: %d of the block's %d ink pixels lie off its glyphs", c.seed, c.text, off, ink)
 		}
 		if b.Bubble == nil {
