@@ -416,7 +416,8 @@ func offGlyphs(b *page.Block, want *mangapage.Bubble, reach int) (off, ink int) 
 
 // A balloon filled with a fine tone, scanned and shared as JPEG, is a grey the blur leaves
 // darker than paper, or its dots are chained to the lettering: its lettering is found in
-// columns, as in a white balloon, and without the dots, and the balloon is its bubble.
+// columns, as in a white balloon, and without the dots, and the balloon, all around it, is its
+// bubble.
 func TestMangaBalloonFilledWithAFineToneIsFound(t *testing.T) {
 	for _, c := range []struct {
 		seed    int64
@@ -427,6 +428,7 @@ func TestMangaBalloonFilledWithAFineToneIsFound(t *testing.T) {
 		{22, "ジュース買ってくるね。", 3},  // nor here, where the balloon crosses the frame
 		{22, "忘れるわけないだろ。", 2},   // paper riddled with the dots: found as one column
 		{21, "緊張してる？", 2},
+		{5, "一方その頃", 2}, // a caption box: the first look's bubble held the first column only
 	} {
 		b, _, want := lettering(t, c.seed, mangapage.Options{Harsh: true}, c.text)
 		if b == nil {
@@ -443,6 +445,8 @@ func TestMangaBalloonFilledWithAFineToneIsFound(t *testing.T) {
 		} else if bb := b.Bubble.Box; !want.Box.In(bb) || bb.Dx()*bb.Dy() > 2*want.Balloon.Dx()*want.Balloon.Dy() {
 			// (The bubble holds the balloon's tail, which its annotated box leaves out.)
 			t.Errorf("seed %d: %q: bubble %v, want the balloon %v around the lettering %v", c.seed, c.text, bb, want.Balloon, want.Box)
+		} else if !b.InkWithin(b.Bubble) {
+			t.Errorf("seed %d: %q: the bubble %v does not hold all the lettering %v, which erasing would leave", c.seed, c.text, bb, b.Box)
 		}
 	}
 }

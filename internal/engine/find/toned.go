@@ -67,12 +67,12 @@ func tonedBlocks(g *image.Gray, pa *page.Analysis) func(blocks, loose []*page.Bl
 			return slices.ContainsFunc(toned, func(tb *page.Block) bool { return tb.Bubble.Has(c.X, c.Y) })
 		}
 		// The lettering found in the tone replaces what the first look found there; a balloon
-		// that look found around it stays its bubble (its body cut at the frame, without the
-		// tail the tone also fills).
+		// that look found around all of it stays its bubble (its body cut at the frame, without
+		// the tail the tone also fills).
 		for _, tb := range toned {
 			c := tb.Box.Min.Add(tb.Box.Max).Div(2)
 			for _, o := range blocks {
-				if o.Bubble != nil && o.Bubble.Has(c.X, c.Y) && tb.Box.In(o.Bubble.Box) && tb.Bubble.Has(o.Box.Min.X/2+o.Box.Max.X/2, o.Box.Min.Y/2+o.Box.Max.Y/2) {
+				if o.Bubble != nil && o.Bubble.Has(c.X, c.Y) && tb.Bubble.Has(o.Box.Min.X/2+o.Box.Max.X/2, o.Box.Min.Y/2+o.Box.Max.Y/2) && tb.InkWithin(o.Bubble) {
 					tb.Bubble = o.Bubble
 					break
 				}
@@ -104,7 +104,7 @@ func tonedAround(g, blur *image.Gray, pa *page.Analysis, tb *page.Block) bool {
 		return false
 	}
 	mean := sum / float64(n)
-	return median(hist[:], n)+20 <= int(pa.Paper) && sq/float64(n)-mean*mean <= 14*14
+	return raster.HistMedian(hist[:], n)+20 <= int(pa.Paper) && sq/float64(n)-mean*mean <= 14*14
 }
 
 // toned says whether the paper area n of l is a tone: its median is visibly darker than the
@@ -121,18 +121,7 @@ func toned(g *image.Gray, l *raster.Labels, n int32, pa *page.Analysis) bool {
 			}
 		}
 	}
-	return median(hist[:], count)+20 <= int(pa.Paper)
-}
-
-// median is the median of count values counted in hist.
-func median(hist []int, count int) int {
-	acc := 0
-	for v, k := range hist {
-		if acc += k; acc*2 >= count {
-			return v
-		}
-	}
-	return len(hist) - 1
+	return raster.HistMedian(hist[:], count)+20 <= int(pa.Paper)
 }
 
 // margined says whether tb's lettering is set in its balloon as a letterer sets it: clear of the

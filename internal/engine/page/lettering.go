@@ -56,6 +56,18 @@ func (b *Block) InkHeldBy(o *Block) bool {
 	return n > 0 && held*10 >= n*9
 }
 
+// InkWithin reports whether the area m holds all of b's ink.
+func (b *Block) InkWithin(m *Mask) bool {
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if b.InkAt(x, y) && !m.Has(x, y) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // Move moves the block, and all it saw, by d (a block found in a part of the page onto the
 // page).
 func (b *Block) Move(d image.Point) {

@@ -25,3 +25,20 @@ func TestCharsAndWorthReading(t *testing.T) {
 		t.Error("seven characters on art are not worth reading")
 	}
 }
+
+func TestInkWithin(t *testing.T) {
+	b := &Block{Box: image.Rect(10, 10, 14, 14), Ink: NewMask(image.Rect(10, 10, 14, 14))}
+	b.Ink.Mask[5] = true // (11, 11)
+	area := NewMask(image.Rect(0, 0, 12, 12))
+	if b.InkWithin(area) {
+		t.Error("an area of none of the ink holds it")
+	}
+	area.Mask[11*12+11] = true
+	if !b.InkWithin(area) {
+		t.Error("an area of all the ink does not hold it")
+	}
+	b.Ink.Mask[15] = true // (13, 13), outside the area
+	if b.InkWithin(area) {
+		t.Error("an area of part of the ink holds it")
+	}
+}

@@ -523,3 +523,14 @@ func Median[T any](xs []T, f func(T) int) int {
 	slices.Sort(v)
 	return v[len(v)/2]
 }
+
+// HistMedian is the median of the count values counted in hist (hist[v] of them equal to v).
+func HistMedian(hist []int, count int) int {
+	acc := 0
+	for v, k := range hist {
+		if acc += k; acc*2 >= count {
+			return v
+		}
+	}
+	return len(hist) - 1
+}

@@ -138,3 +138,15 @@ func TestOpenedPartsAreasJoinedByANeck(t *testing.T) {
 		}
 	}
 }
+
+func TestHistMedian(t *testing.T) {
+	var hist [256]int
+	hist[10], hist[200], hist[250] = 3, 1, 3 // 10 10 10 200 250 250 250
+	if got := HistMedian(hist[:], 7); got != 200 {
+		t.Errorf("median %d, want 200", got)
+	}
+	hist[200] = 0 // 10 10 10 250 250 250: the lower middle
+	if got := HistMedian(hist[:], 6); got != 10 {
+		t.Errorf("median %d, want 10", got)
+	}
+}
