@@ -163,6 +163,23 @@ func tonePage(w, h int) *image.RGBA {
 	return img
 }
 
+// toneRestored fails t when more than a fiftieth of the pixels of box in img differ visibly from
+// want, the tone without the lettering.
+func toneRestored(t *testing.T, img, want *image.RGBA, box image.Rectangle) {
+	t.Helper()
+	wrong := 0
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
+				wrong++
+			}
+		}
+	}
+	if wrong > box.Dx()*box.Dy()/50 {
+		t.Errorf("%d of %d pixels of the erased box differ from the tone", wrong, box.Dx()*box.Dy())
+	}
+}
+
 // Text lettered over a screentone is erased by carrying the dots on through the strokes, not by
 // smearing them into grey: where the strokes were, the tone is back as it was.
 func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
@@ -179,17 +196,7 @@ func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
 		}
 	}
 	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink})
-	wrong := 0
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
-				wrong++
-			}
-		}
-	}
-	if wrong > box.Dx()*box.Dy()/50 {
-		t.Errorf("%d of %d pixels of the erased box differ from the tone", wrong, box.Dx()*box.Dy())
-	}
+	toneRestored(t, img, want, box)
 }
 
 // A balloon filled with a tone keeps it where its lettering was: painted the paper's one colour,
@@ -234,17 +241,7 @@ func TestBlockInATonedBubbleCarriesTheTone(t *testing.T) {
 	before := image.NewRGBA(img.Bounds())
 	copy(before.Pix, img.Pix)
 	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink, Bubble: bubble, Paper: page.Paper(img, bubble, box, color.RGBA{245, 245, 245, 255})})
-	wrong := 0
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
-				wrong++
-			}
-		}
-	}
-	if wrong > box.Dx()*box.Dy()/50 {
-		t.Errorf("%d of %d pixels of the erased box differ from the tone", wrong, box.Dx()*box.Dy())
-	}
+	toneRestored(t, img, want, box)
 	for y := range h {
 		for x := range w {
 			if !bubble.Has(x, y) && img.RGBAAt(x, y) != before.RGBAAt(x, y) {
@@ -278,17 +275,7 @@ func TestBlockOnToneCarriesTheDotsThroughTheHalo(t *testing.T) {
 		}
 	}
 	Block(img, page.Gray(img), 245, Target{Box: box, Char: 24, Ink: ink})
-	wrong := 0
-	for y := box.Min.Y - 5; y < box.Max.Y+5; y++ {
-		for x := box.Min.X - 5; x < box.Max.X+5; x++ {
-			if page.ColorDist(img.RGBAAt(x, y), want.RGBAAt(x, y)) > 40 {
-				wrong++
-			}
-		}
-	}
-	if n := (box.Dx() + 10) * (box.Dy() + 10); wrong > n/50 {
-		t.Errorf("%d of %d pixels around the erased text differ from the tone", wrong, n)
-	}
+	toneRestored(t, img, want, box.Inset(-5))
 }
 
 // Lettering on plain paper that no closed bubble holds (a balloon open on one side) is erased
