@@ -81,8 +81,9 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 }
 
 // detectBlocks finds the lettering in g, whose size sets the scale of everything looked for, and
-// apart from it what it found among the dots of a light tone (blocksInRegion). On a page's
-// negative (invertedBlocks) no balloon's body is looked for.
+// apart from it what it found among the dots of a light tone (blocksInRegion), looking at the
+// page as look says (lightMin). On a page's negative (invertedBlocks) no balloon's body is
+// looked for.
 func detectBlocks(g *image.Gray, pa *page.Analysis, look pass) (blocks, loose []*page.Block) {
 	negative := look == onNegative
 	b := g.Bounds()

@@ -22,8 +22,9 @@ const (
 // A balloon filled with a light screentone, scanned and shared as JPEG, is a fine grey the blur
 // leaves darker than paper: no paper area, or one its dots riddle, where the lettering is
 // chained to them. Looked at again as paper down to a 40 % grey, with every pixel of ink kept
-// out (so that a thin outline still closes the balloon), it is a paper area whose dots are not
-// holes, being far lighter than ink, and its lettering stands alone as on white paper.
+// out (so that a thin outline still closes the balloon) and plain paper too (so that the gutter
+// does not join it to the page; detectBlocks), it is a paper area whose dots are not holes,
+// being far lighter than ink, and its lettering stands alone as on white paper.
 func lightMin(pa *page.Analysis, look pass) uint8 {
 	if look == onTone {
 		return uint8(max(110, int(pa.Paper)-90))
