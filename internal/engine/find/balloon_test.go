@@ -169,3 +169,23 @@ func TestBalloonAcrossThePanelsFrameKeepsItsBody(t *testing.T) {
 		}
 	}
 }
+
+// A thought balloon (a cloud) on a light dot tone, against the panel's frame: the tone's gaps
+// join the paper around the cloud to the panel's, where the cloud's outline, with all it holds,
+// is one dark shape, thick and sparse, alone. It is line art, no block: the speech is found on
+// the cloud's own paper (seed 2 read the outline as `AS`, and its lettering was dropped as a
+// speck inside that block's bubble).
+func TestThoughtCloudsOutlineIsNoLettering(t *testing.T) {
+	b, blocks, want := lettering(t, 2, mangapage.Options{}, "ふざけるな！")
+	if b == nil {
+		return
+	}
+	if !b.Vertical || len(b.Lines) != 1 || !b.Box.In(want.Box.Inset(-b.Char/2)) {
+		t.Errorf("%q at %v found as a %s block of %d lines at %v", want.Text, want.Box, direction(b.Vertical), len(b.Lines), b.Box)
+	}
+	for _, o := range blocks {
+		if o != b && o.Box.Overlaps(want.Box) {
+			t.Errorf("another block at %v (%d px characters) over the lettering at %v", o.Box, o.Char, want.Box)
+		}
+	}
+}

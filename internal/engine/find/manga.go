@@ -289,7 +289,11 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		// in it) on paper larger than a balloon, it may as well be lettering among hatching,
 		// which the finder of text on art, knowing the texture all round, judges better where
 		// it finds it too: it is found apart.
-		if sub, art := artless(grp, minChar); len(sub) < len(grp) {
+		sub, art := artless(grp, minChar)
+		if len(sub) == 0 {
+			continue // line art alone: a balloon's outline, whose lettering is its own paper's
+		}
+		if len(sub) < len(grp) {
 			type shout struct {
 				tb    *page.Block
 				kept  []blob
