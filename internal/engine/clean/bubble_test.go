@@ -41,6 +41,20 @@ func ellipsePoly(cx, cy, rx, ry float64, reverse bool) [][2]float32 {
 	return p
 }
 
+// interiorMask is the area inside the polygon p (at least half covered), as the finder hands
+// a bubble over.
+func interiorMask(w, h int, p [][2]float32) *page.Mask {
+	interior := coverage(w, h, p)
+	m := page.NewMask(image.Rect(0, 0, w, h))
+	for i := range m.Mask {
+		if interior.Pix[i] >= 128 {
+			m.Mask[i] = true
+			m.Area++
+		}
+	}
+	return m
+}
+
 // strokePoly is a slanted bar of width wd from (x0,y0) to (x1,y1): a stroke of a glyph.
 func strokePoly(x0, y0, x1, y1, wd float64) [][2]float32 {
 	dx, dy := x1-x0, y1-y0
@@ -91,14 +105,7 @@ func TestBlockInBubbleLeavesNoGhostsOnJPEG(t *testing.T) {
 
 	// The bubble's area is its interior, as the finder hands it over: the paper inside the
 	// outline's inner edge, glyphs included.
-	interior := coverage(w, h, ellipsePoly(130, 100, 104, 74, false))
-	bubble := page.NewMask(img.Bounds())
-	for i := range bubble.Mask {
-		if interior.Pix[i] >= 128 {
-			bubble.Mask[i] = true
-			bubble.Area++
-		}
-	}
+	bubble := interiorMask(w, h, ellipsePoly(130, 100, 104, 74, false))
 	var box image.Rectangle
 	for y := range h {
 		for x := range w {
@@ -230,14 +237,7 @@ func TestBlockInATonedBubbleCarriesTheTone(t *testing.T) {
 			}
 		}
 	}
-	interior := coverage(w, h, ellipsePoly(120, 100, 106, 86, false))
-	bubble := page.NewMask(img.Bounds())
-	for i := range bubble.Mask {
-		if interior.Pix[i] >= 128 {
-			bubble.Mask[i] = true
-			bubble.Area++
-		}
-	}
+	bubble := interiorMask(w, h, ellipsePoly(120, 100, 106, 86, false))
 	before := image.NewRGBA(img.Bounds())
 	copy(before.Pix, img.Pix)
 	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink, Bubble: bubble, Paper: page.Paper(img, bubble, box, color.RGBA{245, 245, 245, 255})})
