@@ -21,6 +21,12 @@ func filledRegion(l *raster.Labels, n int32) *region {
 	return &region{Box: l.Comps[n-1].Box, Mask: m, Area: a}
 }
 
+// paperBlur is the copy of g its paper areas are found in: blurred so tone and hatching turn
+// grey and only real paper stays light.
+func paperBlur(g *image.Gray) *image.Gray {
+	return raster.BoxBlur(g, max(1, max(g.Bounds().Dx(), g.Bounds().Dy())/900))
+}
+
 func abs(v int) int { return max(v, -v) }
 
 // area is a box's area in pixels.

@@ -26,7 +26,7 @@ func invertedBlocks(g *image.Gray, pa *page.Analysis) (keep func(normal []*page.
 	}
 	inkMax := max(min(raster.Otsu(neg), paper-50), 60)
 	npa := &page.Analysis{Gray: neg, Paper: paper, InkMax: inkMax, InkSoft: uint8((int(inkMax) + int(paper)) / 2)}
-	found, _ := detectBlocks(neg, npa, onNegative)
+	found, _ := detectBlocks(neg, paperBlur(neg), npa, onNegative)
 	pb := g.Bounds()
 	return func(normal []*page.Block) []*page.Block {
 		var out []*page.Block

@@ -35,10 +35,11 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	if b.Dy() <= b.Dx()*5/2 {
 		inverted := make(chan func([]*page.Block) []*page.Block, 1)
 		go func() { inverted <- invertedBlocks(g, pa) }()
+		blur := paperBlur(g) // both looks at the paper read it
 		toned := make(chan func(blocks, loose []*page.Block) ([]*page.Block, []*page.Block), 1)
-		go func() { toned <- tonedBlocks(g, pa) }()
+		go func() { toned <- tonedBlocks(g, blur, pa) }()
 		var loose []*page.Block
-		blocks, loose = detectBlocks(g, pa, onPaper)
+		blocks, loose = detectBlocks(g, blur, pa, onPaper)
 		blocks, loose = (<-toned)(blocks, loose)
 		// Lettering never surrounds other lettering: what the art finder found around a block
 		// is the art about it (a burst's spikes and the black its ！ reached).
@@ -65,7 +66,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			for y := 0; y < r.Dy(); y++ {
 				copy(sub.Pix[y*sub.Stride:][:r.Dx()], g.Pix[g.PixOffset(0, y0+y):][:r.Dx()])
 			}
-			found, loose := detectBlocks(sub, pa, onPaper)
+			found, loose := detectBlocks(sub, paperBlur(sub), pa, onPaper)
 			for _, tb := range append(found, loose...) {
 				tb.Move(image.Pt(0, y0))
 				blocks = addUnlessSeen(blocks, tb)
@@ -80,19 +81,18 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 	return blocks, pa
 }
 
-// detectBlocks finds the lettering in g, whose size sets the scale of everything looked for, and
-// apart from it what it found among the dots of a light tone (blocksInRegion), looking at the
-// page as look says (lightMin). On a page's negative (invertedBlocks) no balloon's body is
-// looked for.
-func detectBlocks(g *image.Gray, pa *page.Analysis, look pass) (blocks, loose []*page.Block) {
+// detectBlocks finds the lettering in g (blur is its paperBlur), whose size sets the scale of
+// everything looked for, and apart from it what it found among the dots of a light tone
+// (blocksInRegion), looking at the page as look says (lightMin). On a page's negative
+// (invertedBlocks) no balloon's body is looked for.
+func detectBlocks(g, blur *image.Gray, pa *page.Analysis, look pass) (blocks, loose []*page.Block) {
 	negative := look == onNegative
 	b := g.Bounds()
 	long := max(b.Dx(), b.Dy())
-	r := max(1, long/900)
-	blur := raster.BoxBlur(g, r)
 	light := &raster.Bitmap{W: b.Dx(), H: b.Dy(), On: make([]bool, b.Dx()*b.Dy())}
+	least := lightMin(pa, look)
 	for i, v := range blur.Pix {
-		light.On[i] = v >= lightMin(pa, look) && (look != onTone || g.Pix[i] >= pa.InkMax && int(v)+12 < int(pa.Paper))
+		light.On[i] = v >= least && (look != onTone || g.Pix[i] >= pa.InkMax && int(v)+12 < int(pa.Paper))
 	}
 	ll := raster.Label(light, false)
 	var lo *raster.Labels // the light opened, for the bodies below; the negative has none

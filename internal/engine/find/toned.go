@@ -32,13 +32,12 @@ func lightMin(pa *page.Analysis, look pass) uint8 {
 	return uint8(max(140, int(pa.Paper)-45))
 }
 
-// tonedBlocks finds the lettering in balloons filled with a light tone, and returns what
-// replaces, among the blocks found on paper, those in such a balloon: the lettering found there
-// once the tone is taken for paper.
-func tonedBlocks(g *image.Gray, pa *page.Analysis) func(blocks, loose []*page.Block) ([]*page.Block, []*page.Block) {
-	found, _ := detectBlocks(g, pa, onTone)
+// tonedBlocks finds the lettering in balloons filled with a light tone (blur is g's paperBlur),
+// and returns what replaces, among the blocks found on paper, those in such a balloon: the
+// lettering found there once the tone is taken for paper.
+func tonedBlocks(g, blur *image.Gray, pa *page.Analysis) func(blocks, loose []*page.Block) ([]*page.Block, []*page.Block) {
+	found, _ := detectBlocks(g, blur, pa, onTone)
 	b := g.Bounds()
-	blur := raster.BoxBlur(g, max(1, max(b.Dx(), b.Dy())/900))
 	var toned []*page.Block
 	for _, tb := range found {
 		if tb.Bubble != nil && balloonSized(tb.Bubble.Box, b) && margined(tb) && tonedAround(g, blur, pa, tb) {
