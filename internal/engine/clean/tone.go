@@ -53,6 +53,9 @@ func tonePeriod(gray *image.Gray, m *page.Mask, box image.Rectangle) (image.Poin
 		v, _ := diff(d)
 		near = max(near, v)
 	}
+	if near < 12 {
+		return image.Point{}, false // flat paper, smooth art: no dots to repeat
+	}
 	best, bestDiff := image.Point{}, near
 	for dy := 0; dy <= maxPeriod; dy++ {
 		for dx := -maxPeriod; dx <= maxPeriod; dx++ {
@@ -64,7 +67,7 @@ func tonePeriod(gray *image.Gray, m *page.Mask, box image.Rectangle) (image.Poin
 			}
 		}
 	}
-	if best == (image.Point{}) || near < 12 || bestDiff > near*0.4 {
+	if best == (image.Point{}) || bestDiff > near*0.4 {
 		return image.Point{}, false
 	}
 	return best, true
