@@ -170,6 +170,44 @@ func tonePage(w, h int) *image.RGBA {
 	return img
 }
 
+// slantedTonePage is a screentone as printed and scanned: round dots of radius r on a lattice of
+// pitch pixels turned by angle degrees, anti-aliased, whose periods are no whole number of
+// pixels.
+func slantedTonePage(w, h int, pitch, angle, r float64) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	cs, sn := math.Cos(angle*math.Pi/180), math.Sin(angle*math.Pi/180)
+	const sub = 4
+	for y := range h {
+		for x := range w {
+			in := 0
+			for sy := range sub {
+				for sx := range sub {
+					px, py := float64(x)+(float64(sx)+0.5)/sub, float64(y)+(float64(sy)+0.5)/sub
+					u, v := (px*cs+py*sn)/pitch, (-px*sn+py*cs)/pitch
+					du, dv := (u-math.Round(u))*pitch, (v-math.Round(v))*pitch
+					if du*du+dv*dv < r*r {
+						in++
+					}
+				}
+			}
+			c := uint8(245 - (245-60)*in/(sub*sub))
+			img.SetRGBA(x, y, color.RGBA{c, c, c, 255})
+		}
+	}
+	return img
+}
+
+// tones are the screentones lettering is erased from in the tests: one whose lattice is whole
+// pixels, and a 45° one of the kind print and scanning give, whose periods fall between pixels.
+var tones = []struct {
+	name string
+	page func(w, h int) *image.RGBA
+}{
+	{"square 6 px", tonePage},
+	{"45° 8.6 px", func(w, h int) *image.RGBA { return slantedTonePage(w, h, 8.6, 45, 2.3) }},
+	{"30° 5.3 px", func(w, h int) *image.RGBA { return slantedTonePage(w, h, 5.3, 30, 1.5) }},
+}
+
 // toneRestored fails t when more than a fiftieth of the pixels of box in img differ visibly from
 // want, the tone without the lettering.
 func toneRestored(t *testing.T, img, want *image.RGBA, box image.Rectangle) {
@@ -190,64 +228,72 @@ func toneRestored(t *testing.T, img, want *image.RGBA, box image.Rectangle) {
 // Text lettered over a screentone is erased by carrying the dots on through the strokes, not by
 // smearing them into grey: where the strokes were, the tone is back as it was.
 func TestBlockOnToneCarriesTheDotsOn(t *testing.T) {
-	want := tonePage(240, 160)
-	img := tonePage(240, 160)
-	box := image.Rect(80, 50, 160, 110)
-	ink := page.NewMask(box)
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if (x-box.Min.X)%16 < 4 || (y-box.Min.Y)%20 < 4 { // a grid of strokes
-				img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
-				ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+	for _, tone := range tones {
+		t.Run(tone.name, func(t *testing.T) {
+			want := tone.page(240, 160)
+			img := tone.page(240, 160)
+			box := image.Rect(80, 50, 160, 110)
+			ink := page.NewMask(box)
+			for y := box.Min.Y; y < box.Max.Y; y++ {
+				for x := box.Min.X; x < box.Max.X; x++ {
+					if (x-box.Min.X)%16 < 4 || (y-box.Min.Y)%20 < 4 { // a grid of strokes
+						img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
+						ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+					}
+				}
 			}
-		}
+			Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink})
+			toneRestored(t, img, want, box)
+		})
 	}
-	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink})
-	toneRestored(t, img, want, box)
 }
 
 // A balloon filled with a tone keeps it where its lettering was: painted the paper's one colour,
 // the erased text would leave a flat patch in the dots, plain to a reader. The tone is carried
 // on from inside the balloon only: its outline and the art beyond it are another pattern.
 func TestBlockInATonedBubbleCarriesTheTone(t *testing.T) {
-	const w, h = 240, 200
-	want := tonePage(w, h)
-	outlined := func(img *image.RGBA) {
-		ring := coverage(w, h, ellipsePoly(120, 100, 110, 90, false), ellipsePoly(120, 100, 106, 86, true))
-		for y := range h {
-			for x := range w {
-				if ring.AlphaAt(x, y).A >= 128 {
-					img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
-				} else if (x-120)*(x-120)*90*90+(y-100)*(y-100)*110*110 > 110*110*90*90 {
-					img.SetRGBA(x, y, color.RGBA{90, 90, 90, 255}) // the art around: a flat grey
+	for _, tone := range tones {
+		t.Run(tone.name, func(t *testing.T) {
+			const w, h = 240, 200
+			want := tone.page(w, h)
+			outlined := func(img *image.RGBA) {
+				ring := coverage(w, h, ellipsePoly(120, 100, 110, 90, false), ellipsePoly(120, 100, 106, 86, true))
+				for y := range h {
+					for x := range w {
+						if ring.AlphaAt(x, y).A >= 128 {
+							img.SetRGBA(x, y, color.RGBA{20, 20, 20, 255})
+						} else if (x-120)*(x-120)*90*90+(y-100)*(y-100)*110*110 > 110*110*90*90 {
+							img.SetRGBA(x, y, color.RGBA{90, 90, 90, 255}) // the art around: a flat grey
+						}
+					}
 				}
 			}
-		}
-	}
-	outlined(want)
-	img := tonePage(w, h)
-	outlined(img)
-	box := image.Rect(90, 50, 150, 150)
-	ink := page.NewMask(box)
-	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if (x-box.Min.X)%20 < 4 || (y-box.Min.Y)%20 < 3 { // columns of strokes
-				img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
-				ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+			outlined(want)
+			img := tone.page(w, h)
+			outlined(img)
+			box := image.Rect(90, 50, 150, 150)
+			ink := page.NewMask(box)
+			for y := box.Min.Y; y < box.Max.Y; y++ {
+				for x := box.Min.X; x < box.Max.X; x++ {
+					if (x-box.Min.X)%20 < 4 || (y-box.Min.Y)%20 < 3 { // columns of strokes
+						img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
+						ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+					}
+				}
 			}
-		}
-	}
-	bubble := interiorMask(w, h, ellipsePoly(120, 100, 106, 86, false))
-	before := image.NewRGBA(img.Bounds())
-	copy(before.Pix, img.Pix)
-	Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink, Bubble: bubble, Paper: page.Paper(img, bubble, box, color.RGBA{245, 245, 245, 255})})
-	toneRestored(t, img, want, box)
-	for y := range h {
-		for x := range w {
-			if !bubble.Has(x, y) && img.RGBAAt(x, y) != before.RGBAAt(x, y) {
-				t.Fatalf("(%d, %d), outside the balloon, changed", x, y)
+			bubble := interiorMask(w, h, ellipsePoly(120, 100, 106, 86, false))
+			before := image.NewRGBA(img.Bounds())
+			copy(before.Pix, img.Pix)
+			Block(img, page.Gray(img), 245, Target{Box: box, Char: 20, Ink: ink, Bubble: bubble, Paper: page.Paper(img, bubble, box, color.RGBA{245, 245, 245, 255})})
+			toneRestored(t, img, want, box)
+			for y := range h {
+				for x := range w {
+					if !bubble.Has(x, y) && img.RGBAAt(x, y) != before.RGBAAt(x, y) {
+						t.Fatalf("(%d, %d), outside the balloon, changed", x, y)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 
