@@ -68,6 +68,28 @@ func (b *Block) InkWithin(m *Mask) bool {
 	return true
 }
 
+// InTone reports whether b's bubble is filled with a tone around its lettering: within a
+// character of it, a twentieth of the bubble darker than dark (the tone's dots; a plain
+// balloon's paper has none).
+func (b *Block) InTone(g *image.Gray, dark uint8) bool {
+	if b.Bubble == nil {
+		return false
+	}
+	ring := b.Box.Inset(-b.Char).Intersect(b.Bubble.Box).Intersect(g.Bounds())
+	n, dots := 0, 0
+	for y := ring.Min.Y; y < ring.Max.Y; y++ {
+		for x := ring.Min.X; x < ring.Max.X; x++ {
+			if !image.Pt(x, y).In(b.Box) && b.Bubble.Has(x, y) {
+				n++
+				if g.Pix[y*g.Stride+x] < dark {
+					dots++
+				}
+			}
+		}
+	}
+	return n > 0 && dots*20 >= n
+}
+
 // Move moves the block, and all it saw, by d (a block found in a part of the page onto the
 // page).
 func (b *Block) Move(d image.Point) {

@@ -42,3 +42,27 @@ func TestInkWithin(t *testing.T) {
 		t.Error("an area of part of the ink holds it")
 	}
 }
+
+// A bubble filled with a tone around its lettering is told from a plain one by the tone's dots
+// within a character of the lettering; a block without a bubble is in none.
+func TestBlockInTone(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 100, 100))
+	b := &Block{Box: image.Rect(40, 30, 60, 70), Char: 20, Bubble: FullMask(g.Bounds())}
+	for i := range g.Pix {
+		g.Pix[i] = 240
+	}
+	if b.InTone(g, 180) {
+		t.Error("a plain balloon is in a tone")
+	}
+	for i := range g.Pix {
+		if x, y := i%100, i/100; x%6 < 2 && y%6 < 2 {
+			g.Pix[i] = 40 // dots of a tenth of the paper
+		}
+	}
+	if !b.InTone(g, 180) {
+		t.Error("a toned balloon is not in a tone")
+	}
+	if b.Bubble = nil; b.InTone(g, 180) {
+		t.Error("a block without a bubble is in a tone")
+	}
+}

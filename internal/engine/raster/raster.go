@@ -534,3 +534,16 @@ func HistMedian(hist []int, count int) int {
 	}
 	return len(hist) - 1
 }
+
+// DropSpecks turns off the components of m (8-connected) smaller than least pixels.
+func DropSpecks(m *Bitmap, least int) {
+	if least < 3 {
+		return
+	}
+	l := Label(m, true)
+	for i, id := range l.ID {
+		if id != 0 && l.Comps[id-1].Area < least {
+			m.On[i] = false
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 	"github.com/vtsproject/vts/internal/lang"
 )
 
@@ -61,33 +61,32 @@ func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, reach int, inkMax 
 		}
 		return g.GrayAt(x, y).Y
 	}
-	if !soft {
-		for y := l.Min.Y; y < l.Max.Y; y++ {
-			for x := l.Min.X; x < l.Max.X; x++ {
-				if b.InkAt(x, y) {
-					src.SetGray(x, y, color.Gray{})
-				}
-			}
+	// The grey preparation keeps the strokes' anti-aliasing and their faint parts: the ink
+	// reached from the mask through pixels darker than the paper's edge, a few pixels deep,
+	// stretched so the line's darkest ink is black and the paper's edge stays where it was.
+	// Small lettering scanned at a low resolution is grey, its strokes thinner than a pixel and
+	// lighter than the mask takes them, and read at a fifth of its contrast Tesseract loses them.
+	// In a balloon filled with a coarse tone neither keeps the specks far smaller than any mark of
+	// the lettering (a dakuten's tick or a 、 is several times larger), the tone's dots the mask
+	// took in beside the strokes, which Tesseract reads as strokes (終わりだ！ was not read at
+	// all). Elsewhere they stay: on art they are as likely what the art left of a stroke, and rid
+	// of them, art in a plain balloon reads as surely as lettering (に, 一一).
+	ink := grownInk(b, l, reach, func(x, y int) bool { return !soft || at(x, y) < inkMax })
+	if !light && b.InTone(g, inkMax) {
+		raster.DropSpecks(&raster.Bitmap{W: l.Dx(), H: l.Dy(), On: ink}, b.Char*b.Char/150)
+	}
+	lo := uint8(255)
+	for i, on := range ink {
+		if on && soft {
+			lo = min(lo, at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx()))
 		}
-	} else {
-		// The grey preparation keeps the strokes' anti-aliasing and their faint parts: the ink
-		// reached from the mask through pixels darker than the paper's edge, a few pixels deep,
-		// stretched so the line's darkest ink is black and the paper's edge stays where it was.
-		// Small lettering scanned at a low resolution is grey, its strokes thinner than a pixel
-		// and lighter than the mask takes them, and read at a fifth of its contrast Tesseract
-		// loses them.
-		ink := grownInk(b, l, reach, func(x, y int) bool { return at(x, y) < inkMax })
-		lo := uint8(255)
-		for i, on := range ink {
-			if on {
-				lo = min(lo, at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx()))
-			}
-		}
-		for i, on := range ink {
-			if on {
-				v := at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx())
-				src.Pix[i] = uint8(int(v-lo) * int(inkMax) / int(inkMax-lo))
-			}
+	}
+	for i, on := range ink {
+		if on && soft {
+			v := at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx())
+			src.Pix[i] = uint8(int(v-lo) * int(inkMax) / int(inkMax-lo))
+		} else if on {
+			src.Pix[i] = 0
 		}
 	}
 	scale := float64(readPx) / float64(max(b.Char, 1))
