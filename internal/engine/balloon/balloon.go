@@ -91,8 +91,9 @@ func abs(v int) int { return max(v, -v) }
 // frame: a balloon drawn across the frame, or left open at one side, runs on into the gutter or
 // the panel's white across its whole width, a neck no opening cuts. Walking out from the
 // lettering, the paper's run across, through the lettering's middle, widens at once where the
-// balloon meets the frame, from the balloon's width to the gutter's; beyond that row (or
-// column) is not the balloon. A balloon that closes is left as it is, and so is one whose
+// balloon meets the frame, from the balloon's width there (half the lettering's or more: an arc
+// that only grazes the frame meets it narrower than its lettering) to the gutter's; beyond that
+// row (or column) is not the balloon. A balloon that closes is left as it is, and so is one whose
 // paper is broken into runs shorter than the lettering across (a tone's dots in it), where
 // every step onto clean paper would widen.
 func cutAtFrames(m []bool, w, h int, text image.Rectangle, char int) {
@@ -103,7 +104,7 @@ func cutAtFrames(m []bool, w, h int, text image.Rectangle, char int) {
 			start = start.Add(d)
 		}
 		across := text.Dx()*abs(d.Y) + text.Dy()*abs(d.X)
-		if p, ok := raster.Widens(m, w, start, d, char, across); ok {
+		if p, ok := raster.Widens(m, w, start, d, char, across/2); ok {
 			for i := range m {
 				if (i%w-p.X)*d.X+(i/w-p.Y)*d.Y >= 0 {
 					m[i] = false
@@ -150,4 +151,36 @@ func OutOfTone(g *image.Gray, pa *page.Analysis, filled *page.Mask, paper func(x
 		}
 	}
 	return body
+}
+
+// TonedAround says whether the balloon about tb is filled with a tone: around its lettering,
+// within a character, the page is visibly darker than its paper, and even once blurred (the dots
+// of a tone average out; toned art has its lines and hatching).
+func TonedAround(g, blur *image.Gray, pa *page.Analysis, tb *page.Block) bool {
+	ring := tb.Box.Inset(-tb.Char).Intersect(tb.Bubble.Box)
+	var hist [256]int
+	var sum, sq float64
+	n := 0
+	for y := ring.Min.Y; y < ring.Max.Y; y++ {
+		for x := ring.Min.X; x < ring.Max.X; x++ {
+			if (image.Point{x, y}).In(tb.Box) || !tb.Bubble.Has(x, y) {
+				continue
+			}
+			hist[g.Pix[y*g.Stride+x]]++
+			v := float64(blur.Pix[y*blur.Stride+x])
+			sum, sq, n = sum+v, sq+v*v, n+1
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	mean := sum / float64(n)
+	return raster.HistMedian(hist[:], n)+20 <= int(pa.Paper) && sq/float64(n)-mean*mean <= 14*14
+}
+
+// Margined says whether tb's lettering is set in its balloon as a letterer sets it: clear of the
+// outline by a third of a character on every side. Art in a toned area fills it to its edges.
+func Margined(tb *page.Block) bool {
+	in, out, m := tb.Box, tb.Bubble.Box, tb.Char/3
+	return in.Min.X-out.Min.X >= m && out.Max.X-in.Max.X >= m && in.Min.Y-out.Min.Y >= m && out.Max.Y-in.Max.Y >= m
 }

@@ -150,11 +150,15 @@ func TestMangaBubbleHoldsTheMarksGivenBack(t *testing.T) {
 // paper widens at once to the margin's, and the speech has the balloon's body as its bubble (it
 // was free text, too unsure to be lettered, and stayed Japanese on the finished page). A
 // balloon filled with a light tone, across the frame into the gutter beside it, whose dots
-// break its paper into short runs, still has its body as before (harsh seed 22).
+// break its paper into short runs, still has its body as before (harsh seed 22). One filled with
+// a coarse tone on a black panel, whose arc only grazes the frame (a neck narrower than its
+// lettering), is cut there too, its dots taken for its paper (harsh seed 1: it was free text,
+// erased and lettered in a box).
 func TestBalloonAcrossThePanelsFrameKeepsItsBody(t *testing.T) {
 	for _, c := range []seeded{
 		{23, mangapage.Options{}, "緊張してる？"},
 		{22, mangapage.Options{Harsh: true}, "その手を離せ！"},
+		{1, mangapage.Options{Harsh: true}, "まだだ…まだ終わってない！"},
 	} {
 		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {

@@ -273,6 +273,14 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 					loose = append(loose, found...)
 					continue
 				}
+				// Too few characters for a column among texture (キャー！ in a coarse tone): in
+				// a balloon of its own, the lettering is what is left without the dots, and
+				// without those stuck to its strokes, if that is one column (a toned face's
+				// eyes and lines are not).
+				centres, area := dotCentres(dots, rest, 3*minChar, g.Stride)
+				if free := freeOfTone(g, pa, rest, centres, area); func(tb *page.Block) bool { return tb != nil && tb.Vertical && len(tb.Lines) == 1 }(makeBlock(g, pruneThick(free), pa, minChar, maxChar)) {
+					grp, kept = free, pruneThick(free)
+				}
 			}
 		}
 		tb := makeBlock(g, kept, pa, minChar, maxChar)
@@ -336,10 +344,10 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			loose = append(loose, amongTexture(g, rest, dots, pa, minChar, maxChar)...)
 		}
 	}
-	paper := func(x, y int) bool { return ll.ID[y*ll.W+x] == n }
+	paper := paperWithSpecks(ll, n, hl, box, minChar)
 	for _, tb := range loose {
 		if open {
-			tb.Bubble = balloon.Open(filled, paper, tb.Box, tb.Char)
+			tb.Bubble = balloon.Open(filled, paper(tb.Box, tb.Char), tb.Box, tb.Char)
 		}
 	}
 	if len(out) == 0 {
@@ -389,7 +397,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		out = mergeColumns(g, out, made, pa, minChar, maxChar)
 		for _, tb := range out {
 			if open {
-				tb.Bubble = balloon.Open(filled, paper, tb.Box, tb.Char)
+				tb.Bubble = balloon.Open(filled, paper(tb.Box, tb.Char), tb.Box, tb.Char)
 			}
 		}
 		return out, loose
@@ -419,7 +427,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		}
 	}
 	bubble := filled
-	if b := balloon.OutOfTone(g, pa, filled, paper, out); b != nil {
+	if b := balloon.OutOfTone(g, pa, filled, paper(image.Rectangle{}, 0), out); b != nil {
 		bubble = b
 	}
 	for _, tb := range out {
@@ -455,42 +463,6 @@ func artless(grp []blob, minChar int) (out []blob, art int) {
 		out = slices.Delete(out, thickest, thickest+1)
 	}
 	return out, art
-}
-
-// joins says whether two blobs belong to the same lettering: columns or rows of about one
-// thickness a character apart, or a small mark (punctuation, a dakuten that blurred apart) close
-// to a column. Art beside a bubble's text is usually much thicker or thinner, which keeps it out.
-func joins(a, b blob, minChar int) bool {
-	small, big := a, b
-	if small.Thick > big.Thick {
-		small, big = big, small
-	}
-	gap := raster.Gap(a.Box, b.Box)
-	// Characters of one column (or row) line up: a thin stroke such as a vertical ー, or a
-	// small kana or mark, stacked right under its neighbour belongs to it whatever its size.
-	xov := min(a.Box.Max.X, b.Box.Max.X) - max(a.Box.Min.X, b.Box.Min.X)
-	yov := min(a.Box.Max.Y, b.Box.Max.Y) - max(a.Box.Min.Y, b.Box.Min.Y)
-	if gap <= max(minChar, big.Thick)*4/5 && big.Thick <= 4*max(minChar, small.Thick) &&
-		(xov*2 >= min(a.Box.Dx(), b.Box.Dx()) || yov*2 >= min(a.Box.Dy(), b.Box.Dy())) {
-		return true
-	}
-	if small.Thick*9 >= big.Thick*5 { // comparable thickness
-		return gap <= max(minChar, small.Thick)*6/5
-	}
-	// A small mark joins a column it nearly touches, never a large shape.
-	return small.Ink*4 < big.Ink && gap <= max(minChar, big.Thick*3/5) && big.Thick <= 3*max(minChar, small.Thick)*2
-}
-
-// clusters groups blobs as joins joins them: each group the lettering of one block, or art.
-func clusters(blobs []blob, minChar int) [][]blob {
-	return raster.Cluster(blobs, joinSpan(minChar), func(a, b blob) bool { return joins(a, b, minChar) })
-}
-
-// joinSpan widens a blob's x extent by the widest gap joins allows: max(minChar, Thick)*6/5.
-func joinSpan(minChar int) func(blob) (int, int) {
-	return func(b blob) (int, int) {
-		return b.Box.Min.X - max(minChar, b.Thick)*6/5, b.Box.Max.X + max(minChar, b.Thick)*6/5
-	}
 }
 
 // pruneThick drops from a cluster the shapes far thicker than its typical line (by ink), which
@@ -592,4 +564,19 @@ func amongTexture(g *image.Gray, rest, dots []blob, pa *page.Analysis, minChar, 
 		}
 	}
 	return out
+}
+
+// addUnlessSeen adds a block found in a tile of a webtoon strip (Manga) unless an overlapping
+// tile found it already; of the two, the one with more lettering (the one not cut by a tile's
+// edge) stays.
+func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
+	for i, o := range blocks {
+		if raster.OverlapRatio(o.Box, tb.Box) > 0.5 {
+			if area(tb.Box) > area(o.Box) {
+				blocks[i] = tb
+			}
+			return blocks
+		}
+	}
+	return append(blocks, tb)
 }

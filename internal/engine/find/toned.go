@@ -4,6 +4,7 @@ import (
 	"image"
 	"slices"
 
+	"github.com/vtsproject/vts/internal/engine/balloon"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -40,7 +41,7 @@ func tonedBlocks(g, blur *image.Gray, pa *page.Analysis) func(blocks, loose []*p
 	b := g.Bounds()
 	var toned []*page.Block
 	for _, tb := range found {
-		if tb.Bubble != nil && balloonSized(tb.Bubble.Box, b) && margined(tb) && tonedAround(g, blur, pa, tb) {
+		if tb.Bubble != nil && balloonSized(tb.Bubble.Box, b) && balloon.Margined(tb) && balloon.TonedAround(g, blur, pa, tb) {
 			toned = append(toned, tb)
 		}
 	}
@@ -82,31 +83,6 @@ func tonedBlocks(g, blur *image.Gray, pa *page.Analysis) func(blocks, loose []*p
 	}
 }
 
-// tonedAround says whether the balloon about tb is filled with a tone: around its lettering,
-// within a character, the page is visibly darker than its paper, and even once blurred (the dots
-// of a tone average out; toned art has its lines and hatching).
-func tonedAround(g, blur *image.Gray, pa *page.Analysis, tb *page.Block) bool {
-	ring := tb.Box.Inset(-tb.Char).Intersect(tb.Bubble.Box)
-	var hist [256]int
-	var sum, sq float64
-	n := 0
-	for y := ring.Min.Y; y < ring.Max.Y; y++ {
-		for x := ring.Min.X; x < ring.Max.X; x++ {
-			if (image.Point{x, y}).In(tb.Box) || !tb.Bubble.Has(x, y) {
-				continue
-			}
-			hist[g.Pix[y*g.Stride+x]]++
-			v := float64(blur.Pix[y*blur.Stride+x])
-			sum, sq, n = sum+v, sq+v*v, n+1
-		}
-	}
-	if n == 0 {
-		return false
-	}
-	mean := sum / float64(n)
-	return raster.HistMedian(hist[:], n)+20 <= int(pa.Paper) && sq/float64(n)-mean*mean <= 14*14
-}
-
 // toned says whether the paper area n of l is a tone: its median is visibly darker than the
 // page's paper. (An area of plain paper is the first pass's.)
 func toned(g *image.Gray, l *raster.Labels, n int32, pa *page.Analysis) bool {
@@ -122,11 +98,4 @@ func toned(g *image.Gray, l *raster.Labels, n int32, pa *page.Analysis) bool {
 		}
 	}
 	return raster.HistMedian(hist[:], count)+20 <= int(pa.Paper)
-}
-
-// margined says whether tb's lettering is set in its balloon as a letterer sets it: clear of the
-// outline by a third of a character on every side. Art in a toned area fills it to its edges.
-func margined(tb *page.Block) bool {
-	in, out, m := tb.Box, tb.Bubble.Box, tb.Char/3
-	return in.Min.X-out.Min.X >= m && out.Max.X-in.Max.X >= m && in.Min.Y-out.Min.Y >= m && out.Max.Y-in.Max.Y >= m
 }
