@@ -125,18 +125,7 @@ func OutOfTone(g *image.Gray, pa *page.Analysis, filled *page.Mask, paper func(x
 	for _, tb := range blocks {
 		text = text.Union(tb.Box)
 	}
-	dark, n := 0, 0
-	for y := filled.Box.Min.Y; y < filled.Box.Max.Y; y += 2 {
-		for x := filled.Box.Min.X; x < filled.Box.Max.X; x += 2 {
-			if filled.Has(x, y) && !image.Pt(x, y).In(text) {
-				n++
-				if g.Pix[y*g.Stride+x] < pa.InkSoft {
-					dark++
-				}
-			}
-		}
-	}
-	if dark*20 < n {
+	if dark, n := filled.Darker(g, filled.Box, text, pa.InkSoft, 2); dark*20 < n {
 		return nil
 	}
 	body := Open(filled, func(x, y int) bool { return paper(x, y) && g.Pix[y*g.Stride+x] >= pa.InkSoft }, text, blocks[0].Char)

@@ -1,6 +1,7 @@
 package clean
 
 import (
+	"cmp"
 	"image"
 	"image/color"
 	"math"
@@ -139,7 +140,7 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 		return p
 	}
 	// The closest whole-pixel repeats are near the lattice's shortest steps and their sums.
-	slices.SortFunc(dips, func(p, q period) int { return cmpFloat(p.diff, q.diff) })
+	slices.SortFunc(dips, func(p, q period) int { return cmp.Compare(p.diff, q.diff) })
 	dips = dips[:min(len(dips), 12)]
 	for k := range dips {
 		dips[k] = refine(dips[k], 0.5)
@@ -154,7 +155,7 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 	// fine tone blurred by JPEG every offset differs little, and a dip of noise between two
 	// periods passes for one alone, never with its sum and difference. Of pairs nearly as good,
 	// the one of the smallest cell has the shortest steps, whose copies drift least.
-	slices.SortFunc(dips, func(p, q period) int { return cmpFloat(p.diff, q.diff) })
+	slices.SortFunc(dips, func(p, q period) int { return cmp.Compare(p.diff, q.diff) })
 	dips = dips[:min(len(dips), 10)]
 	type pair struct {
 		a, b       period
@@ -194,13 +195,16 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 		}
 		return p.d
 	}
-	if len(pairs) == 0 || slices.MinFunc(pairs, func(p, q pair) int { return cmpFloat(p.worst, q.worst) }).worst > near*0.4 {
+	best := math.Inf(1)
+	for _, p := range pairs {
+		best = min(best, p.worst)
+	}
+	if best > near*0.4 {
 		// A tone of lines repeats across them only (and along them at any step).
 		return lattice{a: longer(dips[0])}, true
 	}
-	best := slices.MinFunc(pairs, func(p, q pair) int { return cmpFloat(p.worst, q.worst) }).worst
 	pairs = slices.DeleteFunc(pairs, func(p pair) bool { return p.worst > best*1.05 })
-	smallest := slices.MinFunc(pairs, func(p, q pair) int { return cmpFloat(p.det, q.det) })
+	smallest := slices.MinFunc(pairs, func(p, q pair) int { return cmp.Compare(p.det, q.det) })
 	return lattice{a: longer(smallest.a), b: longer(smallest.b)}, true
 }
 
@@ -237,16 +241,6 @@ func smoothed(g *image.Gray, box image.Rectangle) []float32 {
 	return out
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // bilinear is v at (x, y) in pixel coordinates, between the four pixels around it, if usable
 // allows all four.
 func bilinear(v func(x, y int) float64, x, y float64, usable func(x, y int) bool) (float64, bool) {
@@ -258,9 +252,15 @@ func bilinear(v func(x, y int) float64, x, y float64, usable func(x, y int) bool
 	return (v(x0, y0)*(1-fx)+v(x0+1, y0)*fx)*(1-fy) + (v(x0, y0+1)*(1-fx)+v(x0+1, y0+1)*fx)*fy, true
 }
 
+// step is an offset of a whole number of a tone's periods, and its length.
+type step struct {
+	d      [2]float64
+	length float64
+}
+
 // steps are the offsets i·a + j·b of l, shortest first, up to reach pixels long.
-func (l lattice) steps(reach float64) [][2]float64 {
-	var out [][2]float64
+func (l lattice) steps(reach float64) []step {
+	var out []step
 	n := int(reach/math.Hypot(l.a[0], l.a[1])) + 1
 	m := 0
 	if l.b != ([2]float64{}) {
@@ -269,12 +269,12 @@ func (l lattice) steps(reach float64) [][2]float64 {
 	for i := -n; i <= n; i++ {
 		for j := -m; j <= m; j++ {
 			d := [2]float64{float64(i)*l.a[0] + float64(j)*l.b[0], float64(i)*l.a[1] + float64(j)*l.b[1]}
-			if (i != 0 || j != 0) && math.Hypot(d[0], d[1]) <= reach {
-				out = append(out, d)
+			if length := math.Hypot(d[0], d[1]); (i != 0 || j != 0) && length <= reach {
+				out = append(out, step{d, length})
 			}
 		}
 	}
-	slices.SortFunc(out, func(p, q [2]float64) int { return cmpFloat(math.Hypot(p[0], p[1]), math.Hypot(q[0], q[1])) })
+	slices.SortFunc(out, func(p, q step) int { return cmp.Compare(p.length, q.length) })
 	return out
 }
 
@@ -293,11 +293,7 @@ func copyTone(img *image.RGBA, m *page.Mask, region image.Rectangle, l lattice, 
 	if len(steps) == 0 {
 		return false
 	}
-	lengths := make([]float64, len(steps))
-	for i, d := range steps {
-		lengths[i] = math.Hypot(d[0], d[1])
-	}
-	period := lengths[0]
+	period := steps[0].length
 	// No step shorter than the way out of the mask leads out of it: deep in a large mask the
 	// search starts at the steps as long as that.
 	away := distanceTo(box, usable)
@@ -312,8 +308,8 @@ func copyTone(img *image.RGBA, m *page.Mask, region image.Rectangle, l lattice, 
 			if image.Pt(x, y).In(box) {
 				way = away[(y-box.Min.Y)*box.Dx()+x-box.Min.X]
 			}
-			if last >= 0 && lengths[last] <= way*1.1+period {
-				if c, ok := sampleRGBA(img, float64(x)+steps[last][0], float64(y)+steps[last][1], 0, free); ok {
+			if last >= 0 && steps[last].length <= way*1.1+period {
+				if c, ok := sampleRGBA(img, float64(x)+steps[last].d[0], float64(y)+steps[last].d[1], 0, free); ok {
 					fills = append(fills, fill{image.Pt(x, y), c})
 					continue
 				}
@@ -322,12 +318,12 @@ func copyTone(img *image.RGBA, m *page.Mask, region image.Rectangle, l lattice, 
 			// that, a little further on, the nearest for any.
 			var fallback *color.RGBA
 			limit := math.Inf(1)
-			first, _ := slices.BinarySearch(lengths, way/1.083-1)
+			first, _ := slices.BinarySearchFunc(steps, way/1.083-1, func(s step, l float64) int { return cmp.Compare(s.length, l) })
 			last = -1
-			for i, d := range steps[first:] {
-				if length := lengths[first+i]; length > limit {
+			for i, st := range steps[first:] {
+				if length := st.length; length > limit {
 					break
-				} else if qx, qy := float64(x)+d[0], float64(y)+d[1]; free(int(math.Round(qx)), int(math.Round(qy))) {
+				} else if qx, qy := float64(x)+st.d[0], float64(y)+st.d[1]; free(int(math.Round(qx)), int(math.Round(qy))) {
 					if c, ok := sampleRGBA(img, qx, qy, 0, free); ok {
 						fallback, last = &c, first+i
 						break

@@ -43,7 +43,7 @@ func paperWithSpecks(ll *raster.Labels, n int32, hl *raster.Labels, box image.Re
 	}
 	return func(text image.Rectangle, char int) func(x, y int) bool {
 		seen, ring := map[int32]bool{}, text.Inset(-char/2).Intersect(box)
-		for y := ring.Min.Y; y < ring.Max.Y && text != (image.Rectangle{}); y++ {
+		for y := ring.Min.Y; y < ring.Max.Y; y++ {
 			for x := ring.Min.X; x < ring.Max.X; x++ {
 				if id := speck(x, y); id != 0 {
 					seen[id] = true

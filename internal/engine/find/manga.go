@@ -278,7 +278,8 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 				// without those stuck to its strokes, if that is one column (a toned face's
 				// eyes and lines are not).
 				centres, area := dotCentres(dots, rest, 3*minChar, g.Stride)
-				if free := freeOfTone(g, pa, rest, centres, area); func(tb *page.Block) bool { return tb != nil && tb.Vertical && len(tb.Lines) == 1 }(makeBlock(g, pruneThick(free), pa, minChar, maxChar)) {
+				free := freeOfTone(g, pa, rest, centres, area)
+				if tb := makeBlock(g, pruneThick(free), pa, minChar, maxChar); tb != nil && tb.Vertical && len(tb.Lines) == 1 {
 					grp, kept = free, pruneThick(free)
 				}
 			}

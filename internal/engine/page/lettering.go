@@ -75,18 +75,7 @@ func (b *Block) InTone(g *image.Gray, dark uint8) bool {
 	if b.Bubble == nil {
 		return false
 	}
-	ring := b.Box.Inset(-b.Char).Intersect(b.Bubble.Box).Intersect(g.Bounds())
-	n, dots := 0, 0
-	for y := ring.Min.Y; y < ring.Max.Y; y++ {
-		for x := ring.Min.X; x < ring.Max.X; x++ {
-			if !image.Pt(x, y).In(b.Box) && b.Bubble.Has(x, y) {
-				n++
-				if g.Pix[y*g.Stride+x] < dark {
-					dots++
-				}
-			}
-		}
-	}
+	dots, n := b.Bubble.Darker(g, b.Box.Inset(-b.Char).Intersect(b.Bubble.Box).Intersect(g.Bounds()), b.Box, dark, 1)
 	return n > 0 && dots*20 >= n
 }
 

@@ -218,3 +218,19 @@ func (m *Mask) Within(r image.Rectangle) *Mask {
 	}
 	return out
 }
+
+// Darker counts the pixels of r within box outside except, every step pixels each way, and
+// those of them darker in g than dark: a tone's dots in a balloon's paper, around its lettering.
+func (r *Mask) Darker(g *image.Gray, box, except image.Rectangle, dark uint8, step int) (darker, n int) {
+	for y := box.Min.Y; y < box.Max.Y; y += step {
+		for x := box.Min.X; x < box.Max.X; x += step {
+			if r.Has(x, y) && !image.Pt(x, y).In(except) {
+				n++
+				if g.Pix[y*g.Stride+x] < dark {
+					darker++
+				}
+			}
+		}
+	}
+	return darker, n
+}
