@@ -71,7 +71,7 @@ func openedBalloon(filled *page.Mask, paper func(x, y int) bool, text image.Rect
 	ta := text.Dx() * text.Dy()
 	// and is set in its middle: lettering off to one side of a closed area is art beside the
 	// lettering, or art that passed for it.
-	off := func(a0, a1, b0, b1 int) bool { return 100*abs((a0+a1)-(b0+b1)) > 2*12*(b1-b0) }
+	off := func(a0, a1, b0, b1 int) bool { return 100*raster.Abs((a0+a1)-(b0+b1)) > 2*12*(b1-b0) }
 	if n < ta*3/2 || n > 40*ta || !text.In(box.Inset(-char/2)) ||
 		off(text.Min.X, text.Max.X, box.Min.X, box.Max.X) || off(text.Min.Y, text.Max.Y, box.Min.Y, box.Max.Y) {
 		return nil
@@ -84,8 +84,6 @@ func openedBalloon(filled *page.Mask, paper func(x, y int) bool, text image.Rect
 	}
 	return out
 }
-
-func abs(v int) int { return max(v, -v) }
 
 // cutAtFrames cuts the paper m (w wide, h high) where a balloon about text ends at a panel's
 // frame: a balloon drawn across the frame, or left open at one side, runs on into the gutter or
@@ -103,7 +101,7 @@ func cutAtFrames(m []bool, w, h int, text image.Rectangle, char int) {
 		for start.In(text) {
 			start = start.Add(d)
 		}
-		across := text.Dx()*abs(d.Y) + text.Dy()*abs(d.X)
+		across := text.Dx()*raster.Abs(d.Y) + text.Dy()*raster.Abs(d.X)
 		if p, ok := raster.Widens(m, w, start, d, char, across/2); ok {
 			for i := range m {
 				if (i%w-p.X)*d.X+(i/w-p.Y)*d.Y >= 0 {

@@ -87,7 +87,7 @@ func speeches(filled *region, blocks []*page.Block, idx []int) [][]int {
 		if raster.Gap(blocks[i].Box, blocks[j].Box) > 2*max(blocks[i].Char, blocks[j].Char) {
 			return false
 		}
-		steps := max(abs(b.X-a.X), abs(b.Y-a.Y), 1)
+		steps := max(raster.Abs(b.X-a.X), raster.Abs(b.Y-a.Y), 1)
 		for k := 0; k <= steps; k++ {
 			if !filled.Has(a.X+(b.X-a.X)*k/steps, a.Y+(b.Y-a.Y)*k/steps) {
 				return false

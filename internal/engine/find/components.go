@@ -27,8 +27,6 @@ func paperBlur(g *image.Gray) *image.Gray {
 	return raster.BoxBlur(g, max(1, max(g.Bounds().Dx(), g.Bounds().Dy())/900))
 }
 
-func abs(v int) int { return max(v, -v) }
-
 // paperWithSpecks tells the paper of the area n of ll for finding the body of the balloon
 // around text (of characters char wide): its own pixels, and where a tone fills that balloon (a
 // dozen specks, holes of hl over box shorter than half of minChar, within half a character of

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // exclamationAtFoot gives back to a column of tb the ！ that ends it, found among the pieces of
@@ -21,14 +22,14 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 			bw, bh := bar.Box.Dx(), bar.Box.Dy()
 			gap := bar.Box.Min.Y - l.Max.Y
 			if gap < 0 || gap*2 > c || bh*10 < c*3 || bh*10 > c*11 || bw*100 > c*35 || bh < 2*bw ||
-				abs(bar.Box.Min.X+bar.Box.Max.X-axis2)*4 > c*2 {
+				raster.Abs(bar.Box.Min.X+bar.Box.Max.X-axis2)*4 > c*2 {
 				continue
 			}
 			for j, dot := range pieces {
 				dw, dh := dot.Box.Dx(), dot.Box.Dy()
 				dgap := dot.Box.Min.Y - bar.Box.Max.Y
 				if j == i || dgap < 1 || dgap*100 > c*35 || dw*100 > c*35 || dh*100 > c*35 ||
-					abs(dot.Box.Min.X+dot.Box.Max.X-bar.Box.Min.X-bar.Box.Max.X)*10 > c*2*2 {
+					raster.Abs(dot.Box.Min.X+dot.Box.Max.X-bar.Box.Min.X-bar.Box.Max.X)*10 > c*2*2 {
 					continue
 				}
 				addInk(g, tb, k, bar, dot)
@@ -78,7 +79,7 @@ func dotsAtEnd(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []blob) 
 				c0, c1 := across(p.Box)
 				w, h := p.Box.Dx(), p.Box.Dy()
 				if gap := a0 - end; gap < 0 || gap*10 > c*6 || w*10 > c*3 || h*10 > c*3 || max(w, h)*10 < c || w > 2*h+1 || h > 2*w+1 ||
-					abs(c0+c1-axis2)*5 > c*2 || size > 0 && (max(w, h) > 2*size || 2*max(w, h) < size) {
+					raster.Abs(c0+c1-axis2)*5 > c*2 || size > 0 && (max(w, h) > 2*size || 2*max(w, h) < size) {
 					continue
 				}
 				if next < 0 || a1 < nextEnd {
@@ -121,7 +122,7 @@ func dotsAtEnd(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []blob) 
 		for _, p := range pieces {
 			a0, a1 := along(p.Box)
 			c0, c1 := across(p.Box)
-			if a0 < end || (a0-end)*2 > c || (a1-end)*10 > c*13 || abs(c0+c1-axis2) > c || c0 < lo-c/2 || c1 > hi+c/2 {
+			if a0 < end || (a0-end)*2 > c || (a1-end)*10 > c*13 || raster.Abs(c0+c1-axis2) > c || c0 < lo-c/2 || c1 > hi+c/2 {
 				continue
 			}
 			mark, cell = append(mark, p), cell.Union(p.Box)

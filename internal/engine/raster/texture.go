@@ -21,8 +21,8 @@ func Textures(comps []Component, nb *Neighbours, minChar, maxChar int) []Texture
 	tex := make([]Texture, len(comps))
 	twin := func(a, b Component) bool {
 		tol := max(1, a.Box.Dx()/6, a.Box.Dy()/6)
-		return abs(a.Box.Dx()-b.Box.Dx()) <= tol && abs(a.Box.Dy()-b.Box.Dy()) <= tol &&
-			abs(a.Area-b.Area)*4 <= max(a.Area, b.Area)
+		return Abs(a.Box.Dx()-b.Box.Dx()) <= tol && Abs(a.Box.Dy()-b.Box.Dy()) <= tol &&
+			Abs(a.Area-b.Area)*4 <= max(a.Area, b.Area)
 	}
 	for i, c := range comps {
 		thick, size := min(c.Box.Dx(), c.Box.Dy()), max(c.Box.Dx(), c.Box.Dy())
@@ -57,4 +57,5 @@ func AmongDots(r image.Rectangle, comps []Component, texture []Texture, nb *Neig
 	return among
 }
 
-func abs(v int) int { return max(v, -v) }
+// Abs is the absolute value of v.
+func Abs(v int) int { return max(v, -v) }

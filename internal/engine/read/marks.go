@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // Punctuation at the foot of a vertical column, recognised by its shape.
@@ -225,7 +226,7 @@ func (col column) markAt(slabs []slab) (string, int) {
 		if col.comma(p) && (above == nil || len(above.pieces) != 1 || col.overDot(above.pieces[0], p) == "") {
 			return "、", 1
 		}
-		if !col.dot(p) || abs(p.cx2()-col.cx2)*100 > col.c*2*22 {
+		if !col.dot(p) || raster.Abs(p.cx2()-col.cx2)*100 > col.c*2*22 {
 			return "", 0
 		}
 		if above != nil && len(above.pieces) == 1 {
@@ -238,7 +239,7 @@ func (col column) markAt(slabs []slab) (string, int) {
 		// Two marks side by side in one cell (tate-chu-yoko): ！？, ！！, ？！.
 		d0, d1 := last.pieces[0], last.pieces[1]
 		if above == nil || !col.dot(d0) || !col.dot(d1) || d0.box.Max.X > d1.box.Min.X ||
-			abs(d0.cx2()+d1.cx2()-2*col.cx2)*100 > col.c*2*25 {
+			raster.Abs(d0.cx2()+d1.cx2()-2*col.cx2)*100 > col.c*2*25 {
 			return "", 0
 		}
 		// A speck of JPEG noise between the two strokes, far smaller than their dots, is none.
@@ -265,7 +266,7 @@ func (col column) markAt(slabs []slab) (string, int) {
 func (col column) overDot(p, d *piece) string {
 	c := col.c
 	gap := d.box.Min.Y - p.box.Max.Y
-	if gap < 1 || gap*100 > c*35 || abs(p.footX2()-d.cx2())*100 > c*2*15 {
+	if gap < 1 || gap*100 > c*35 || raster.Abs(p.footX2()-d.cx2())*100 > c*2*15 {
 		return ""
 	}
 	switch {
@@ -353,7 +354,7 @@ func (col column) wave(p *piece) bool {
 			}
 		case dir*(x-ext) > 0:
 			ext = x
-		case abs(x-ext) >= th:
+		case raster.Abs(x-ext) >= th:
 			turns, dir, ext = turns+1, -dir, x
 		}
 	}
@@ -378,13 +379,13 @@ func (col column) ellipsis(slabs []slab) (string, int) {
 	var dots []*piece
 	for i := len(slabs) - 1; i >= 0; i-- {
 		s := slabs[i]
-		if len(s.pieces) != 1 || !col.dot(s.pieces[0]) || abs(s.pieces[0].cx2()-col.cx2)*100 > col.c*2*22 {
+		if len(s.pieces) != 1 || !col.dot(s.pieces[0]) || raster.Abs(s.pieces[0].cx2()-col.cx2)*100 > col.c*2*22 {
 			break
 		}
 		if len(dots) > 0 {
 			prev := dots[len(dots)-1]
 			step := prev.box.Min.Y + prev.box.Max.Y - s.pieces[0].box.Min.Y - s.pieces[0].box.Max.Y // doubled
-			if step*100 < col.c*2*15 || step*100 > col.c*2*60 || abs(s.pieces[0].cx2()-dots[0].cx2())*100 > col.c*2*12 {
+			if step*100 < col.c*2*15 || step*100 > col.c*2*60 || raster.Abs(s.pieces[0].cx2()-dots[0].cx2())*100 > col.c*2*12 {
 				break
 			}
 		}
@@ -478,11 +479,4 @@ func enclosed(b image.Rectangle, light func(x, y int) bool) bool {
 		}
 	}
 	return false
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
