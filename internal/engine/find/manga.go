@@ -42,9 +42,18 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 		blocks, loose = detectBlocks(g, blur, pa, onPaper)
 		blocks, loose = (<-toned)(blocks, loose)
 		// Lettering never surrounds other lettering: what the art finder found around a block
-		// is the art about it (a burst's spikes and the black its ！ reached).
-		art := slices.DeleteFunc(artBlocks(g, pa, blocks), func(a *page.Block) bool {
-			return slices.ContainsFunc(blocks, func(b *page.Block) bool { return b.Box.In(a.Box) })
+		// is the art about it (a burst's spikes and the black its ！ reached). A column on the
+		// panel's paper in no balloon may be lettering on hatching or a tone taken whole with the
+		// lines that reach it: what the art's look finds over it in smaller characters replaces it.
+		lone := func(b *page.Block) bool { return b.Bubble == nil && b.Vertical && len(b.Lines) == 1 }
+		beats := func(a, b *page.Block) bool { return a.Char*4 < b.Char*3 && raster.OverlapRatio(a.Box, b.Box) > 0.3 }
+		art := slices.DeleteFunc(artBlocks(g, pa, slices.DeleteFunc(slices.Clone(blocks), lone)), func(a *page.Block) bool {
+			return slices.ContainsFunc(blocks, func(b *page.Block) bool {
+				return b.Box.In(a.Box) && !lone(b) || lone(b) && !beats(a, b) && (b.Box.In(a.Box) || raster.OverlapRatio(b.Box, a.Box) > 0.3)
+			})
+		})
+		blocks = slices.DeleteFunc(blocks, func(b *page.Block) bool {
+			return lone(b) && slices.ContainsFunc(art, func(a *page.Block) bool { return beats(a, b) })
 		})
 		blocks = append(blocks, art...)
 		blocks = append(blocks, (<-inverted)(blocks)...)
@@ -503,14 +512,13 @@ func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar in
 // letteringOf is makeBlock for lettering of least characters or more.
 func letteringOf(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar, least int) *page.Block {
 	var box image.Rectangle
-	total := 0
+	total, strict := 0, 0 // ink all told, and darker than the page's ink threshold
 	for _, bl := range grp {
-		box, total = box.Union(bl.Box), total+len(bl.pix)
+		box, total, strict = box.Union(bl.Box), total+len(bl.pix), strict+bl.Ink
 	}
 	if total < minChar {
 		return nil
 	}
-	w, h := box.Dx(), box.Dy()
 	ink := page.NewMask(box)
 	markPix(ink, g.Stride, grp...)
 	lay := lines.Split(ink, minChar)
@@ -535,14 +543,10 @@ func letteringOf(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar,
 	if longest < tb.Char*7/10 {
 		return nil
 	}
-	strict := 0
-	for _, bl := range grp {
-		strict += bl.Ink
-	}
 	// Faint lettering (a thin Mincho scanned soft) has little ink darker than the threshold, but
 	// its soft strokes fill its box as lettering does; sparse art is dark to its edges.
-	density := float64(strict) / float64(w*h)
-	if density < 0.04 && float64(total) < 0.12*float64(w*h) || density > 0.6 {
+	density := float64(strict) / float64(area(box))
+	if density < 0.04 && float64(total) < 0.12*float64(area(box)) || density > 0.6 {
 		return nil
 	}
 	return tb

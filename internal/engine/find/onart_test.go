@@ -108,3 +108,22 @@ func TestMangaFindsTextOnArtInAPanelsWhite(t *testing.T) {
 		t.Errorf("found as %v, vertical %v, %d lines; want %v in 2 columns", b.Box, b.Vertical, len(b.Lines), want.Box)
 	}
 }
+
+// Lettering with a halo over hatching or a tone sits on the panel's paper, where the lines or
+// dots that reach its halo join its columns, and art beside them, into one column far wider
+// than its characters: it is found in its own columns all the same.
+func TestMangaFindsHaloedTextOnArtInItsColumns(t *testing.T) {
+	for _, c := range []struct {
+		seed  int64
+		text  string
+		lines int
+	}{
+		{11, "皆さん、準備はいいですか？", 2}, // cross-hatching
+		{14, "この街には秘密がある。", 3},   // a coarse dot tone, a column of art beside it
+	} {
+		b, _, want := lettering(t, c.seed, mangapage.Options{Hard: true}, c.text)
+		if b != nil && (!b.Vertical || len(b.Lines) != c.lines || !want.Box.In(b.Box.Inset(-b.Char))) {
+			t.Errorf("seed %d: %q found as %v, vertical %v, %d lines of %d px; want %v in %d columns", c.seed, c.text, b.Box, b.Vertical, len(b.Lines), b.Char, want.Box, c.lines)
+		}
+	}
+}
