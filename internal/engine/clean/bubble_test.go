@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"golang.org/x/image/vector"
@@ -297,12 +298,9 @@ func TestBlockInATonedBubbleCarriesTheTone(t *testing.T) {
 	}
 }
 
-// Lettering set on a screentone with a white halo around its strokes is erased with its halo:
-// the tone runs on where both were, with no blank silhouette of the text left on the art.
-func TestBlockOnToneCarriesTheDotsThroughTheHalo(t *testing.T) {
-	want := tonePage(240, 160)
-	img := tonePage(240, 160)
-	box := image.Rect(80, 50, 160, 110)
+// haloedLettering letters box of img with black strokes 4 px wide (a grid, like a character's
+// bars) in a white halo 5 px wide, as letterers set text on art, and returns the strokes' mask.
+func haloedLettering(img *image.RGBA, box image.Rectangle) *page.Mask {
 	stroke := func(x, y int) bool { return (x-box.Min.X)%24 < 4 || (y-box.Min.Y)%28 < 4 }
 	ink := page.NewMask(box)
 	for y := box.Min.Y - 5; y < box.Max.Y+5; y++ {
@@ -320,8 +318,44 @@ func TestBlockOnToneCarriesTheDotsThroughTheHalo(t *testing.T) {
 			}
 		}
 	}
+	return ink
+}
+
+// Lettering set on a screentone with a white halo around its strokes is erased with its halo:
+// the tone runs on where both were, with no blank silhouette of the text left on the art.
+func TestBlockOnToneCarriesTheDotsThroughTheHalo(t *testing.T) {
+	want := tonePage(240, 160)
+	img := tonePage(240, 160)
+	box := image.Rect(80, 50, 160, 110)
+	ink := haloedLettering(img, box)
 	Block(img, page.Gray(img), 245, Target{Box: box, Char: 24, Ink: ink})
 	toneRestored(t, img, want, box.Inset(-5))
+}
+
+// Lettering set with a white halo on a black area of the art (a night sky, a flashback's dark
+// panel) is erased with its halo: the black runs on where both were, with no white outline of
+// the text left on it, and no grey smeared from the halo through the strokes.
+func TestBlockOnBlackErasesTheHalo(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 240, 160))
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < len(img.Pix); i += 4 {
+		v := uint8(18 + rng.IntN(12)) // a scanned black, not quite flat
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = v, v, v, 255
+	}
+	box := image.Rect(80, 50, 160, 110)
+	ink := haloedLettering(img, box)
+	Block(img, page.Gray(img), 245, Target{Box: box, Char: 24, Ink: ink})
+	r, light := box.Inset(-6), 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if page.Luma(img.RGBAAt(x, y)) > 30+visiblyDark {
+				light++
+			}
+		}
+	}
+	if light > 0 {
+		t.Errorf("%d of the %d pixels where the lettering and its halo were are still visibly lighter than the black", light, r.Dx()*r.Dy())
+	}
 }
 
 // Lettering on plain paper that no closed bubble holds (a balloon open on one side) is erased

@@ -204,7 +204,41 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 			return
 		}
 	}
-	Fill(img, m)
+	// Off a tone the halo is rebuilt too where it is lighter than the art around it and that
+	// art is mostly flat (a black sky): left, it would stay a white silhouette of the erased
+	// text, and rebuilt from, it would smear its white through the strokes.
+	Fill(img, withLightHalo(gray, m, halo, wide.Inset(-t.Char/2).Intersect(pb)))
+}
+
+// withLightHalo is m, over around, with the pixels of halo visibly lighter than the median of
+// what around holds outside halo, grown by a pixel over their soft edge, if two fifths of that
+// lie within visiblyDark of its median; otherwise m.
+func withLightHalo(gray *image.Gray, m, halo *page.Mask, around image.Rectangle) *page.Mask {
+	var hist [256]int
+	n := 0
+	for y := around.Min.Y; y < around.Max.Y; y++ {
+		for x := around.Min.X; x < around.Max.X; x++ {
+			if !halo.Has(x, y) {
+				hist[gray.GrayAt(x, y).Y]++
+				n++
+			}
+		}
+	}
+	med, near := level(&hist, n)
+	if n == 0 || near*5 < n*2 {
+		return m // textured art: rebuilt through the halo, it would be a grey smear
+	}
+	lit, out := page.NewMask(around), page.NewMask(around)
+	for i := range out.Mask {
+		x, y := around.Min.X+i%around.Dx(), around.Min.Y+i/around.Dx()
+		out.Mask[i] = m.Has(x, y)
+		lit.Mask[i] = !out.Mask[i] && halo.Has(x, y) && int(gray.GrayAt(x, y).Y) > med+visiblyDark
+	}
+	dilateIn(lit, around, 1)
+	for i, on := range lit.Mask {
+		out.Mask[i] = out.Mask[i] || on
+	}
+	return out
 }
 
 func anywhere(x, y int) bool { return true }
@@ -302,21 +336,26 @@ func plainPaper(img *image.RGBA, gray *image.Gray, outer, inner image.Rectangle)
 	if n < 50 {
 		return color.RGBA{}, false
 	}
-	med, acc := 0, 0
+	med, near := level(&hist, n)
+	if med < 170 || near*100 < n*97 {
+		return color.RGBA{}, false
+	}
+	return page.RingMedian(img, outer, inner), true
+}
+
+// level is the median of a histogram of n grey levels, and how many lie within visiblyDark of it.
+func level(hist *[256]int, n int) (med, near int) {
+	acc := 0
 	for v := range hist {
 		if acc += hist[v]; acc*2 >= n {
 			med = v
 			break
 		}
 	}
-	near := 0
 	for v := max(0, med-visiblyDark); v <= min(255, med+visiblyDark); v++ {
 		near += hist[v]
 	}
-	if med < 170 || near*100 < n*97 {
-		return color.RGBA{}, false
-	}
-	return page.RingMedian(img, outer, inner), true
+	return med, near
 }
 
 // dilateIn grows m's pixels inside region by r (a square, as two 1-D passes).
