@@ -61,7 +61,7 @@ func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Anal
 					continue
 				}
 				grp := append(slices.Clone(made[i]), made[j]...)
-				if tb := makeBlock(g, grp, pa, minChar, maxChar); tb != nil {
+				if tb := makeBlock(g, grp, pa, minChar, maxChar, 2); tb != nil {
 					out[i], made[i] = tb, grp
 					out, made = slices.Delete(out, j, j+1), slices.Delete(made, j, j+1)
 					merged = true

@@ -42,14 +42,18 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 		blocks, loose = detectBlocks(g, blur, pa, onPaper)
 		blocks, loose = (<-toned)(blocks, loose)
 		// Lettering never surrounds other lettering: what the art finder found around a block
-		// is the art about it (a burst's spikes and the black its ！ reached). A column on the
-		// panel's paper in no balloon may be lettering on hatching or a tone taken whole with the
-		// lines that reach it: what the art's look finds over it in smaller characters replaces it.
-		lone := func(b *page.Block) bool { return b.Bubble == nil && b.Vertical && len(b.Lines) == 1 }
-		beats := func(a, b *page.Block) bool { return a.Char*4 < b.Char*3 && raster.OverlapRatio(a.Box, b.Box) > 0.3 }
+		// is the art about it (a burst's spikes and the black its ！ reached). A block of one line
+		// may be lettering on hatching or a tone taken whole with the lines that reach it (its
+		// halo for a balloon), or a part of it: what the art's look finds over it in smaller
+		// characters, or around it in more lines where it has no balloon but a halo, replaces it.
+		lone := func(b *page.Block) bool { return len(b.Lines) == 1 }
+		beats := func(a, b *page.Block) bool {
+			o := raster.OverlapRatio(a.Box, b.Box)
+			return o > 0.3 && a.Char*4 < b.Char*3 || o >= 0.9 && len(a.Lines) > 1 && area(a.Box) > area(b.Box) && (b.Bubble == nil || b.Bubble.Box.In(b.Box.Inset(-b.Char)))
+		}
 		art := slices.DeleteFunc(artBlocks(g, pa, slices.DeleteFunc(slices.Clone(blocks), lone)), func(a *page.Block) bool {
 			return slices.ContainsFunc(blocks, func(b *page.Block) bool {
-				return b.Box.In(a.Box) && !lone(b) || lone(b) && !beats(a, b) && (b.Box.In(a.Box) || raster.OverlapRatio(b.Box, a.Box) > 0.3)
+				return !(lone(b) && beats(a, b)) && (b.Box.In(a.Box) || lone(b) && raster.OverlapRatio(b.Box, a.Box) > 0.3)
 			})
 		})
 		blocks = slices.DeleteFunc(blocks, func(b *page.Block) bool {
@@ -58,9 +62,13 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 		blocks = append(blocks, art...)
 		blocks = append(blocks, (<-inverted)(blocks)...)
 		// Of the two finders of lettering among texture, the one that knows texture all round
-		// wins where both found something.
+		// wins where both found something, but for a part of the other's lettering, as large.
 		for _, tb := range loose {
-			if !covered(art, tb.Box, b) {
+			if i := slices.IndexFunc(blocks, func(a *page.Block) bool {
+				return slices.Contains(art, a) && a.Box.In(tb.Box) && a.Char*5 > tb.Char*4 && tb.Char*5 > a.Char*4
+			}); i >= 0 {
+				blocks[i] = tb
+			} else if !covered(art, tb.Box, b) {
 				blocks = append(blocks, tb)
 			}
 		}
@@ -288,12 +296,12 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 				// eyes and lines are not).
 				centres, area := dotCentres(dots, rest, 3*minChar, g.Stride)
 				free := freeOfTone(g, pa, rest, centres, area)
-				if tb := makeBlock(g, pruneThick(free), pa, minChar, maxChar); tb != nil && tb.Vertical && len(tb.Lines) == 1 {
+				if tb := makeBlock(g, pruneThick(free), pa, minChar, maxChar, 2); tb != nil && tb.Vertical && len(tb.Lines) == 1 {
 					grp, kept = free, pruneThick(free)
 				}
 			}
 		}
-		tb := makeBlock(g, kept, pa, minChar, maxChar)
+		tb := makeBlock(g, kept, pa, minChar, maxChar, 2)
 		if tb == nil && len(groups) == 1 && balloonSized(box, g.Bounds()) {
 			tb = loneWithDots(g, kept, pa, minChar, maxChar, slices.Concat(solid, blobs, specks))
 		}
@@ -321,7 +329,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			measure := 0 // the widest column left without the art
 			for _, s := range clusters(sub, minChar) {
 				k := pruneThick(s)
-				if st := makeBlock(g, k, pa, minChar, maxChar); st != nil && st.Vertical {
+				if st := makeBlock(g, k, pa, minChar, maxChar, 2); st != nil && st.Vertical {
 					shouts, measure = append(shouts, shout{st, k, len(s) == len(sub)}), max(measure, st.Char)
 				}
 			}
@@ -422,7 +430,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			}
 			tb := out[grp[0]]
 			if len(grp) > 1 {
-				if tb = makeBlock(g, blobs, pa, minChar, maxChar); tb == nil {
+				if tb = makeBlock(g, blobs, pa, minChar, maxChar, 2); tb == nil {
 					continue
 				}
 			}
@@ -432,7 +440,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		return split, loose
 	}
 	if len(out) > 1 {
-		if tb := makeBlock(g, lettering, pa, minChar, maxChar); tb != nil {
+		if tb := makeBlock(g, lettering, pa, minChar, maxChar, 2); tb != nil {
 			out = []*page.Block{tb}
 		}
 	}
@@ -504,13 +512,9 @@ func pruneThick(grp []blob) []blob {
 	return out
 }
 
-// makeBlock decides whether a cluster of blobs is lettering, its direction, lines and furigana.
-func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int) *page.Block {
-	return letteringOf(g, grp, pa, minChar, maxChar, 2)
-}
-
-// letteringOf is makeBlock for lettering of least characters or more.
-func letteringOf(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar, least int) *page.Block {
+// makeBlock decides whether a cluster of blobs is lettering of least characters or more (two,
+// but for a shout's one), its direction, lines and furigana.
+func makeBlock(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar, least int) *page.Block {
 	var box image.Rectangle
 	total, strict := 0, 0 // ink all told, and darker than the page's ink threshold
 	for _, bl := range grp {
@@ -527,7 +531,7 @@ func letteringOf(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar,
 	}
 	// Without the tip of art beside it, the lettering is measured again.
 	if rest := slices.DeleteFunc(slices.Clone(grp), func(bl blob) bool { return slices.ContainsFunc(lay.Art, bl.Box.In) }); len(rest) < len(grp) {
-		return letteringOf(g, rest, pa, minChar, maxChar, least)
+		return makeBlock(g, rest, pa, minChar, maxChar, least)
 	}
 	tb := &page.Block{Box: box, Vertical: lay.Vertical, Lines: lay.Lines, Ruby: lay.Ruby, Char: lay.Char, Ink: ink,
 		Paper: color.RGBA{pa.Paper, pa.Paper, pa.Paper, 255}}
@@ -564,7 +568,7 @@ func amongTexture(g *image.Gray, rest, dots []blob, pa *page.Analysis, minChar, 
 		// The dots stuck to the strokes go too, as on art.
 		centres, area := dotCentres(dots, sub, 3*minChar, g.Stride)
 		// Among texture, as on art, only columns of a few characters are taken for text.
-		if tb := makeBlock(g, pruneThick(freeOfTone(g, pa, sub, centres, area)), pa, minChar, maxChar); tb != nil && tb.Vertical && tb.Chars() >= 3 {
+		if tb := makeBlock(g, pruneThick(freeOfTone(g, pa, sub, centres, area)), pa, minChar, maxChar, 2); tb != nil && tb.Vertical && tb.Chars() >= 3 {
 			out = append(out, tb)
 		}
 	}

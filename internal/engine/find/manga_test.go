@@ -139,6 +139,7 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{22, hard, "ありがとう。助かったよ。"},    // a balloon open to the page, a figure's thick line chaining it to the art
 		{6, harsh, "ねえ、聞いてる？"},        // a balloon filled with a light tone, on textured paper
 		{2, other, "来週の文化祭、楽しみだね！"},   // 15 px on a small page, its ！ reaching a shirt's tone: every character has twins
+		{23, harsh, "電車、もう出ちゃったみたい。"}, // a light tone's dots beside it, and a column of art over it, each looked past
 	} {
 		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {

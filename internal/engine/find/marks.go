@@ -140,7 +140,7 @@ func dotsAtEnd(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []blob) 
 // え…), which makeBlock refuses as too short: a lone shape is more often art. The dots say it is
 // not: a shape the size of a character followed by a …, set either way, is a speech.
 func loneWithDots(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int, pieces []blob) *page.Block {
-	tb := letteringOf(g, grp, pa, minChar, maxChar, 1)
+	tb := makeBlock(g, grp, pa, minChar, maxChar, 1)
 	if tb == nil || len(tb.Lines) != 1 || len(tb.Ruby) > 0 {
 		return nil
 	}

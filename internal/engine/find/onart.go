@@ -144,7 +144,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 				centres, area = append(centres, [2]float64{float64(ll.Comps[j].Box.Min.X) + x, float64(ll.Comps[j].Box.Min.Y) + y}), area+ll.Comps[j].Area
 			}
 		})
-		tb := makeBlock(g, freeOfTone(g, pa, grp, centres, area), pa, minChar, maxChar)
+		tb := makeBlock(g, freeOfTone(g, pa, grp, centres, area), pa, minChar, maxChar, 2)
 		if tb == nil || len(tb.Lines) == 0 {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
@@ -110,20 +111,49 @@ func TestMangaFindsTextOnArtInAPanelsWhite(t *testing.T) {
 }
 
 // Lettering with a halo over hatching or a tone sits on the panel's paper, where the lines or
-// dots that reach its halo join its columns, and art beside them, into one column far wider
-// than its characters: it is found in its own columns all the same.
+// dots that reach its halo join its columns, and art beside them, into one line far wider than
+// its characters (a column four characters wide; a row whose balloon is its halo and the white
+// beside it), or cut into parts: it is found in its own columns all the same, one block.
 func TestMangaFindsHaloedTextOnArtInItsColumns(t *testing.T) {
+	hard := mangapage.Options{Hard: true}
 	for _, c := range []struct {
 		seed  int64
+		opt   mangapage.Options
 		text  string
 		lines int
 	}{
-		{11, "皆さん、準備はいいですか？", 2}, // cross-hatching
-		{14, "この街には秘密がある。", 3},   // a coarse dot tone, a column of art beside it
+		{11, hard, "皆さん、準備はいいですか？", 2},               // cross-hatching
+		{14, hard, "この街には秘密がある。", 3},                 // a coarse dot tone, a column of art beside it
+		{520, mangapage.Options{}, "先生！質問があります！", 3}, // half on black, half on a dot tone
+		{10, mangapage.Options{}, "何も言わなくていいよ。", 2},  // on black, a column's foot on the paper, its halo a balloon
 	} {
-		b, _, want := lettering(t, c.seed, mangapage.Options{Hard: true}, c.text)
+		b, blocks, want := lettering(t, c.seed, c.opt, c.text)
 		if b != nil && (!b.Vertical || len(b.Lines) != c.lines || !want.Box.In(b.Box.Inset(-b.Char))) {
 			t.Errorf("seed %d: %q found as %v, vertical %v, %d lines of %d px; want %v in %d columns", c.seed, c.text, b.Box, b.Vertical, len(b.Lines), b.Char, want.Box, c.lines)
+		}
+		for _, o := range blocks {
+			if b != nil && o != b && raster.OverlapRatio(o.Box, want.Box) > 0.3 {
+				t.Errorf("seed %d: a part of %q found apart as %v", c.seed, c.text, o.Box)
+			}
+		}
+	}
+}
+
+// A column in a balloon among a tone is one block: the art's look, which looks past blocks of
+// one line, finds it again with the art beside it, and that is no second block over it (nor is
+// it lettered twice).
+func TestMangaFindsAColumnAmongArtOnce(t *testing.T) {
+	const text = "犯人はこの中にいる！"
+	b, blocks, want := lettering(t, 23, mangapage.Options{Harsh: true}, text)
+	if b == nil {
+		return
+	}
+	if b.Bubble == nil {
+		t.Errorf("%q found as %v without its balloon", text, b.Box)
+	}
+	for _, o := range blocks {
+		if o != b && raster.OverlapRatio(o.Box, want.Box) > 0.3 {
+			t.Errorf("%q at %v found twice: as %v and as %v", text, want.Box, b.Box, o.Box)
 		}
 	}
 }

@@ -112,5 +112,5 @@ func blockOf(g *image.Gray) *page.Block {
 	}
 	bl.Ink = len(bl.pix)
 	pa := &page.Analysis{Gray: g, Paper: 255, InkMax: 128, InkSoft: 190}
-	return makeBlock(g, []blob{bl}, pa, 8, 100)
+	return makeBlock(g, []blob{bl}, pa, 8, 100, 2)
 }

@@ -49,15 +49,8 @@ func tonedBlocks(g, blur *image.Gray, pa *page.Analysis) func(blocks, loose []*p
 		// Tone taken for paper makes paper areas of toned art too, where its lines may cluster
 		// like lettering. A page's dialogue is lettered in one size: where the balloons found
 		// on paper tell it, what is far from it is art.
-		var chars []int
-		for _, o := range blocks {
-			if o.Bubble != nil {
-				chars = append(chars, o.Char)
-			}
-		}
-		if len(chars) >= 3 {
-			slices.Sort(chars)
-			med := chars[len(chars)/2]
+		if inBalloon := slices.DeleteFunc(slices.Clone(blocks), func(o *page.Block) bool { return o.Bubble == nil }); len(inBalloon) >= 3 {
+			med := raster.Median(inBalloon, func(o *page.Block) int { return o.Char })
 			toned = slices.DeleteFunc(toned, func(tb *page.Block) bool { return tb.Char*5 < med*3 || tb.Char*5 > med*8 })
 		}
 		if len(toned) == 0 {
