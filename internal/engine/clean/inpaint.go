@@ -206,7 +206,7 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	}
 	// Off a tone the halo is rebuilt too where it is lighter than the art around it and that
 	// art is mostly flat (a black sky): left, it would stay a white silhouette of the erased
-	// text, and rebuilt from, it would smear its white through the strokes.
+	// text, and the strokes rebuilt from it would be smeared with its white.
 	Fill(img, withLightHalo(gray, m, halo, wide.Inset(-t.Char/2).Intersect(pb)))
 }
 
