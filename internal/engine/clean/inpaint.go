@@ -7,6 +7,7 @@ import (
 	"image/color"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // GlyphStats describes the lettering of one word: its background and ink colours.
@@ -345,13 +346,7 @@ func plainPaper(img *image.RGBA, gray *image.Gray, outer, inner image.Rectangle)
 
 // level is the median of a histogram of n grey levels, and how many lie within visiblyDark of it.
 func level(hist *[256]int, n int) (med, near int) {
-	acc := 0
-	for v := range hist {
-		if acc += hist[v]; acc*2 >= n {
-			med = v
-			break
-		}
-	}
+	med = raster.HistMedian(hist[:], n)
 	for v := max(0, med-visiblyDark); v <= min(255, med+visiblyDark); v++ {
 		near += hist[v]
 	}
