@@ -15,19 +15,24 @@ import (
 
 // Otsu is the threshold that best separates the histogram of g into two classes.
 func Otsu(g *image.Gray) uint8 {
-	var hist [256]float64
+	hist := make([]int, 256)
 	for _, v := range g.Pix {
 		hist[v]++
 	}
-	total := float64(len(g.Pix))
-	var sum float64
+	return HistOtsu(hist)
+}
+
+// HistOtsu is the grey level that best separates a histogram of grey levels into two classes.
+func HistOtsu(hist []int) uint8 {
+	var total, sum float64
 	for i, h := range hist {
-		sum += float64(i) * h
+		total += float64(h)
+		sum += float64(i) * float64(h)
 	}
 	var sumB, wB, best float64
 	thresh := 128
-	for t := 0; t < 256; t++ {
-		wB += hist[t]
+	for t, h := range hist {
+		wB += float64(h)
 		if wB == 0 {
 			continue
 		}
@@ -35,7 +40,7 @@ func Otsu(g *image.Gray) uint8 {
 		if wF == 0 {
 			break
 		}
-		sumB += float64(t) * hist[t]
+		sumB += float64(t) * float64(h)
 		mB, mF := sumB/wB, (sum-sumB)/wF
 		between := wB * wF * (mB - mF) * (mB - mF)
 		if between > best {
@@ -43,6 +48,25 @@ func Otsu(g *image.Gray) uint8 {
 		}
 	}
 	return uint8(thresh)
+}
+
+// Cores is g, dark strokes on white, in black and white: black where a pixel is darker than
+// the Otsu threshold of the pixels that are not white.
+func Cores(g *image.Gray) *image.Gray {
+	hist := make([]int, 256)
+	for _, v := range g.Pix {
+		if v < 255 {
+			hist[v]++
+		}
+	}
+	t := HistOtsu(hist)
+	out := image.NewGray(g.Bounds())
+	for i, v := range g.Pix {
+		if v > t {
+			out.Pix[i] = 255
+		}
+	}
+	return out
 }
 
 // PaperLevel estimates the brightness of a page's paper: a high percentile, so that ink, tone

@@ -1,6 +1,7 @@
 package raster
 
 import (
+	"image"
 	"math"
 	"testing"
 )
@@ -148,5 +149,35 @@ func TestHistMedian(t *testing.T) {
 	hist[200] = 0 // 10 10 10 250 250 250: the lower middle
 	if got := HistMedian(hist[:], 6); got != 10 {
 		t.Errorf("median %d, want 10", got)
+	}
+}
+
+// A grey crop of a soft scan: a stroke whose core is dark and whose edges are grey, and beside
+// it a tone's lighter dots, on white. Its cores are the stroke's core alone, in black on white.
+func TestCoresKeepTheStrokesCoreAndDropTheDots(t *testing.T) {
+	g := image.NewGray(image.Rect(0, 0, 30, 30))
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	for y := 2; y < 28; y++ {
+		g.Pix[y*30+9], g.Pix[y*30+13] = 120, 120 // the stroke's soft edges
+		for x := 10; x < 13; x++ {
+			g.Pix[y*30+x] = 40 + uint8(y%3)*10 // its core
+		}
+	}
+	for y := 3; y < 28; y += 5 {
+		g.Pix[y*30+20], g.Pix[y*30+21], g.Pix[y*30+25] = 165, 175, 160 // the dots
+	}
+	c := Cores(g)
+	for y := range 30 {
+		for x := range 30 {
+			want := uint8(255)
+			if y >= 2 && y < 28 && x >= 10 && x < 13 {
+				want = 0
+			}
+			if got := c.Pix[y*30+x]; got != want {
+				t.Fatalf("(%d,%d) is %d in the cores of %d, want %d", x, y, got, g.Pix[y*30+x], want)
+			}
+		}
 	}
 }

@@ -212,10 +212,10 @@ type lineRef struct {
 // doubt, which on clean lettering is few, so a page costs one pass and a little.
 func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*page.Block, refs []lineRef, idx []int, model string, psm int, out []page.Reading) error {
 	// A look is one preparation of line i: reach 0 the crisp one, otherwise the grey one
-	// reaching that far from the mask (cropFor); whole reads the line with its marks.
+	// reaching that far from the mask (cropFor), or its cores; whole reads the line with its marks.
 	type look struct {
-		i, reach int
-		whole    bool
+		i, reach     int
+		whole, cores bool
 	}
 	read := func(looks []look) ([]page.Reading, error) {
 		crops := make([]*image.Gray, len(looks))
@@ -225,6 +225,9 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 				r = refs[lk.i].line
 			}
 			crops[k] = cropFor(pa.Gray, blocks[refs[lk.i].block], r, lk.reach, pa.InkSoft)
+			if lk.cores {
+				crops[k] = raster.Cores(crops[k])
+			}
 			if refs[lk.i].row {
 				crops[k] = asRow(crops[k])
 			}
@@ -251,10 +254,15 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		b := blocks[refs[i].block]
 		whole := refs[i].vertical && refs[i].marks != "" && strings.TrimSpace(out[i].Text) == ""
 		looks = append(looks, look{i: i, reach: greyReach(b), whole: whole})
-		// On art, the grey preparation's reach through dark pixels also takes in the dots of a
-		// tone that touch the strokes, which are then read as strokes: a line there gets a look
-		// with the strokes' soft edges alone as well.
-		if b.Bubble == nil {
+		// In a balloon, a soft scan's strokes are grey and a tone's dots or the paper's grain beside
+		// them a lighter grey, all in the mask: crisp, a blot; in grey, dots read as strokes. The
+		// grey crop's darkest part, cut where its greys part in two, is the strokes' cores (何だと！？
+		// was ードよど and nothing). On art the cores keep the art's darkest lines (油断するなよ。 read
+		// as Po : 一一いするなよ。), and the grey reach through dark pixels takes in a tone's dots
+		// touching the strokes, read as strokes: there the look is the strokes' soft edges alone.
+		if b.Bubble != nil {
+			looks = append(looks, look{i: i, reach: greyReach(b), whole: whole, cores: true})
+		} else {
 			looks = append(looks, look{i: i, reach: 1, whole: whole})
 		}
 	}
@@ -269,7 +277,13 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		if lk.whole && strings.TrimSpace(again[k].Text) != "" {
 			refs[lk.i].rect, refs[lk.i].marks = refs[lk.i].line, ""
 		}
-		if score(again[k]) > score(out[lk.i]) {
+		// The cores lose a stroke's thin parts (a dakuten's ticks went, and 行くぞ read as 行くそ a
+		// little surer): their reading must be clearly surer, by 0.05.
+		need := score(out[lk.i])
+		if lk.cores {
+			need += 0.05
+		}
+		if score(again[k]) > need {
 			out[lk.i] = again[k]
 		}
 	}
@@ -478,8 +492,8 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 // mark only ever lengthens a kana, and a column's bar looks the same either way. Between
 // katakana a 1 or an l is that mark standing in a column (ジュ1ス). At the end of the
 // lettering, a 1, l, I or ' after CJK is an exclamation mark whose dot was lost or read apart
-// (助けて1), a 7 after a question's particle its question mark (なの7), and the marks that end
-// it are set full-width, as lettering sets them. A lone Latin letter between CJK characters is
+// (助けて1), a colon a column's … (嘘:), a 7 after a question's particle its question mark
+// (なの7), and the marks that end it are set full-width, as lettering sets them. A lone Latin letter between CJK characters is
 // a speck of ink read as one.
 func CleanCJK(s string) string {
 	var out []rune
@@ -514,7 +528,7 @@ func CleanCJK(s string) string {
 	}
 	// The run of marks that ends the lettering, if what it ends is CJK.
 	end := len(out)
-	for end > 0 && strings.ContainsRune("1lI'!?！？", out[end-1]) {
+	for end > 0 && strings.ContainsRune("1lI'!?！？:：", out[end-1]) {
 		end--
 	}
 	if end > 0 && end < len(out) && lang.HasCJK(string(out[end-1])) {
@@ -524,6 +538,8 @@ func CleanCJK(s string) string {
 				out[i] = '？'
 			case '1', 'l', 'I', '\'', '!':
 				out[i] = '！'
+			case ':', '：':
+				out[i] = '…'
 			}
 		}
 	}

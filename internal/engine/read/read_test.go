@@ -66,3 +66,49 @@ func TestOrientedReadsTheColumns(t *testing.T) {
 		t.Errorf("the page read with %.0f errors in %d characters", errs, chars)
 	}
 }
+
+// Soft scans of small lettering, on a tone or on textured paper: the strokes are grey and blurred
+// into the dots and grain beside them, which the mask takes in. Crisp, a line is a blot; in grey,
+// the dots between its strokes read as strokes. Each of these bubbles read with more than half
+// its characters wrong (ふざけるな！ as ふきるーー, 一方その頃 as ^~方その順) before the strokes'
+// cores were given a look of their own.
+func TestSoftLetteringReadsByItsCores(t *testing.T) {
+	tess := tesseract(t)
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{2, "ふざけるな！"},
+		{5, "一方その頃"},
+		{8, "私、ずっと先輩のことが好きでした。"},
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Harsh: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, pa := find.Manga(p.RGBA(), true)
+		rs, err := tess.Oriented(context.Background(), pa, blocks, read.JapaneseModel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := false
+		for _, bb := range p.Bubbles {
+			if bb.Text != c.text {
+				continue
+			}
+			seen = true
+			var got strings.Builder
+			for i, b := range blocks {
+				if b.Box.Overlaps(bb.Box) {
+					got.WriteString(read.CleanCJK(rs[i].Text))
+				}
+			}
+			if cer := mangapage.CER(bb.Text, got.String()); cer > 0.5 {
+				t.Errorf("seed %d: %q read as %q (CER %.2f)", c.seed, bb.Text, got.String(), cer)
+			}
+		}
+		if !seen {
+			t.Errorf("seed %d has no bubble %q", c.seed, c.text)
+		}
+	}
+}

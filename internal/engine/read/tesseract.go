@@ -112,16 +112,9 @@ func parseTSV(data []byte) ([]page.Word, error) {
 	var words []page.Word
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	first := true
 	for sc.Scan() {
-		if first {
-			first = false
-			if strings.HasPrefix(sc.Text(), "level") {
-				continue
-			}
-		}
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) < 12 || f[0] != "5" {
+		if len(f) < 12 || f[0] != "5" { // the header's level is "level"
 			continue
 		}
 		var n [4]int
