@@ -461,6 +461,9 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 			continue
 		}
 		text := strings.TrimSpace(lines[k].Text)
+		if blocks[r.block].Vertical { // columns hold no colon: it is a … read as two dots (嘘:, だ:まだ)
+			text = strings.ReplaceAll(text, ":", "…")
+		}
 		// Marks without the words they end would pass for a reading of an unread line.
 		if text == "" && !r.rect.Empty() {
 			continue
@@ -487,20 +490,20 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 }
 
 // CleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
-// edges of a crop: a stroke of art or a bubble's edge read as \ or |, which lettering never
-// holds. A long-vowel mark that follows no kana is the kanji 一 misread (ー方 for 一方): the
+// edges of a crop: a stroke of art or a bubble's edge read as \, | or _, which lettering
+// never holds. A long-vowel mark that follows no kana is the kanji 一 misread (ー方 for 一方): the
 // mark only ever lengthens a kana, and a column's bar looks the same either way. Between
 // katakana a 1 or an l is that mark standing in a column (ジュ1ス). At the end of the
 // lettering, a 1, l, I or ' after CJK is an exclamation mark whose dot was lost or read apart
-// (助けて1), a colon a column's … (嘘:), a 7 after a question's particle its question mark
-// (なの7), and the marks that end it are set full-width, as lettering sets them. A lone Latin letter between CJK characters is
+// (助けて1), a 7 after a question's particle its question mark (なの7), and the marks that end
+// it are set full-width, as lettering sets them. A lone Latin letter between CJK characters is
 // a speck of ink read as one.
 func CleanCJK(s string) string {
 	var out []rune
 	rs := []rune(strings.TrimSpace(s))
 	prev := rune(0)
 	for i, r := range rs {
-		if r == '\\' || r == '|' || (r == ' ' && i > 0 && i < len(rs)-1 && (lang.HasCJK(string(rs[i-1])) || lang.HasCJK(string(rs[i+1])))) {
+		if r == '\\' || r == '|' || r == '_' || (r == ' ' && i > 0 && i < len(rs)-1 && (lang.HasCJK(string(prev)) || lang.HasCJK(string(rs[i+1])))) {
 			continue
 		}
 		if r == 'ー' && (prev < 0x3041 || prev > 0x30ff) {
@@ -528,7 +531,7 @@ func CleanCJK(s string) string {
 	}
 	// The run of marks that ends the lettering, if what it ends is CJK.
 	end := len(out)
-	for end > 0 && strings.ContainsRune("1lI'!?！？:：", out[end-1]) {
+	for end > 0 && strings.ContainsRune("1lI'!?！？", out[end-1]) {
 		end--
 	}
 	if end > 0 && end < len(out) && lang.HasCJK(string(out[end-1])) {
@@ -538,8 +541,6 @@ func CleanCJK(s string) string {
 				out[i] = '？'
 			case '1', 'l', 'I', '\'', '!':
 				out[i] = '！'
-			case ':', '：':
-				out[i] = '…'
 			}
 		}
 	}
