@@ -2,12 +2,14 @@ package read_test
 
 import (
 	"context"
+	"image"
 	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/find"
+	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
@@ -49,16 +51,11 @@ func TestOrientedReadsTheColumns(t *testing.T) {
 		if !bb.Dialogue() {
 			continue
 		}
-		var got strings.Builder
-		for i, b := range blocks {
-			if b.Box.Overlaps(bb.Box) {
-				got.WriteString(read.CleanCJK(rs[i].Text))
-			}
-		}
-		cer, n := mangapage.CER(bb.Text, got.String()), len(mangapage.Normalize(bb.Text))
-		t.Logf("%q read as %q", bb.Text, got.String())
+		got := readAt(blocks, rs, bb.Box)
+		cer, n := mangapage.CER(bb.Text, got), len(mangapage.Normalize(bb.Text))
+		t.Logf("%q read as %q", bb.Text, got)
 		if cer > 0.5 {
-			t.Errorf("the bubble %q read as %q", bb.Text, got.String())
+			t.Errorf("the bubble %q read as %q", bb.Text, got)
 		}
 		errs, chars = errs+cer*float64(n), chars+n
 	}
@@ -104,18 +101,24 @@ func TestSoftLetteringReadsByItsCores(t *testing.T) {
 				continue
 			}
 			seen = true
-			var got strings.Builder
-			for i, b := range blocks {
-				if b.Box.Overlaps(bb.Box) {
-					got.WriteString(read.CleanCJK(rs[i].Text))
-				}
-			}
-			if cer := mangapage.CER(bb.Text, got.String()); cer > c.maxCER {
-				t.Errorf("seed %d: %q read as %q (CER %.2f)", c.seed, bb.Text, got.String(), cer)
+			got := readAt(blocks, rs, bb.Box)
+			if cer := mangapage.CER(bb.Text, got); cer > c.maxCER {
+				t.Errorf("seed %d: %q read as %q (CER %.2f)", c.seed, bb.Text, got, cer)
 			}
 		}
 		if !seen {
 			t.Errorf("seed %d has no bubble %q", c.seed, c.text)
 		}
 	}
+}
+
+// readAt is what the blocks over box read, cleaned, in block order.
+func readAt(blocks []*page.Block, rs []page.Reading, box image.Rectangle) string {
+	var got strings.Builder
+	for i, b := range blocks {
+		if b.Box.Overlaps(box) {
+			got.WriteString(read.CleanCJK(rs[i].Text))
+		}
+	}
+	return got.String()
 }
