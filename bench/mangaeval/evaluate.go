@@ -91,7 +91,7 @@ func toRect(r image.Rectangle) mangapage.Rect {
 func (ev *evaluator) evaluate(ctx context.Context, p mangapage.Page, name, src string) (pageResult, error) {
 	b := p.Image.Bounds()
 	res := pageResult{Name: name, Seed: p.Seed, Src: src, Width: b.Dx(), Height: b.Dy(), Format: p.Format, Notes: p.Notes}
-	ev.oracle.set(p.Bubbles)
+	ev.oracle.set(p.Bubbles, p.Plate)
 	calls := ev.oracle.calls()
 	req := engine.Request{
 		Image: p.Encoded, Format: p.Format, Filename: name + "." + p.Format,
@@ -156,8 +156,8 @@ func (ev *evaluator) evaluate(ctx context.Context, p mangapage.Page, name, src s
 				br.WordsFound = wordsFound(want, words(text))
 			}
 			if cleaned != nil {
-				br.Emptying = scoreEmptying(p.Image, cleaned, bb)
-				br.Emptying.Residue, br.Emptying.ResidueMeasured = residue(p.Image, cleaned, bb)
+				br.Emptying = scoreEmptying(p.Image, p.Plate, cleaned, bb)
+				br.Emptying.Residue, br.Emptying.ResidueMeasured = residue(p.Image, p.Plate, cleaned, bb)
 			}
 			if res.Cleaned {
 				br.FillWidth, br.FillHeight, br.FillMeasured = letteringFill(p.Image, out, cleaned, bb)

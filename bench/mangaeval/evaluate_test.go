@@ -83,7 +83,7 @@ func TestOracleOverTheWire(t *testing.T) {
 	o.set([]mangapage.Bubble{
 		{Text: "ちょっと待って！", Translation: "Wait a second!"},
 		{Text: "遅いぞ、健太。", Translation: "You're late, Kenta."},
-	})
+	}, nil)
 	res, err := c.Translate(context.Background(), translator.Request{Src: "ja", Dst: "en", Texts: []string{"遅いぞ、健太", "", "ちよっと待って!", "???"}})
 	if err != nil {
 		t.Fatal(err)

@@ -17,9 +17,13 @@
 //     letters only, two letters or more) that Tesseract (eng, --psm 6) reads on the output
 //     page inside each bubble's balloon (or around its box when it has none);
 //   - emptied: the fraction of bubbles of which at least 90 % of the source-ink pixels now
-//     look like paper (closer to the bubble's paper colour than 40 % of the way to its ink
-//     colour), measured on Response.Cleaned, or on Response.Image when the engine gives no
-//     cleaned page (where the English lettering then counts against it);
+//     look like what the lettering was drawn over: on a generated page (or an annotated one
+//     with a plate), like the page drawn without its lettering (within 40 % of the way from
+//     it to the ink, the plate taken over a 5×5 window so that a tone or hatching rebuilt a
+//     pixel off counts as rebuilt); on a page without one, like the paper around the glyphs
+//     (closer to the bubble's paper colour than 40 % of the way to its ink colour). Measured
+//     on Response.Cleaned, or on Response.Image when the engine gives no cleaned page (where
+//     the English lettering then counts against it);
 //   - seconds per page (wall time of Translate): mean, 90th percentile, and pages per second.
 //
 // Metrics that need a transcript read 0 when the engine returns none.
@@ -54,6 +58,7 @@
 //	  "width": 1654, "height": 2339,     // its size in pixels
 //	  "lang": "ja",                      // its main language
 //	  "ink": "0001.ink.png",             // optional: 8-bit grey mask, 255 where source lettering is
+//	  "plate": "0001.plate.png",         // optional: the page without its dialogue's lettering
 //	  "bubbles": [{
 //	    "box":     {"x": 812, "y": 140, "w": 96, "h": 310},  // the lettering's ink box
 //	    "balloon": {"x": 760, "y": 96, "w": 200, "h": 400},  // optional: the balloon's box
@@ -208,7 +213,7 @@ func openCorpus(c config) (corpus, error) {
 		if lang == "mix" {
 			lang = []string{"ja", "ja", "ja", "ja", "ko", "zh-Hans"}[i%6]
 		}
-		p, err := mangapage.Generate(seed, mangapage.Options{Lang: lang, Hard: c.Set == "hard", Harsh: c.Set == "harsh", SFX: c.SFX, OtherFaces: c.OtherFaces})
+		p, err := mangapage.Generate(seed, mangapage.Options{Lang: lang, Hard: c.Set == "hard", Harsh: c.Set == "harsh", SFX: c.SFX, OtherFaces: c.OtherFaces, Plate: true})
 		return p, fmt.Sprintf("page-%03d", i), err
 	}}, nil
 }

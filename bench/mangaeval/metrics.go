@@ -288,17 +288,15 @@ func localPaper(src image.Image, b mangapage.Bubble, mask *image.Alpha) []float6
 
 // scoreEmptying measures on out (the cleaned page, or the translated page when the engine
 // gives no cleaned one) how much of bubble b's ink on src is gone. out may be another size
-// than src.
-func scoreEmptying(src, out image.Image, b mangapage.Bubble) emptying {
+// than src. With a plate (src without its lettering), what is gone is measured against what
+// was under the ink (see againstPlate); without one, against the paper around it.
+func scoreEmptying(src, plate, out image.Image, b mangapage.Bubble) emptying {
 	mask := inkMask(src, b)
-	sb, ob := src.Bounds(), out.Bounds()
-	sx := float64(ob.Dx()) / float64(sb.Dx())
-	sy := float64(ob.Dy()) / float64(sb.Dy())
-	at := func(x, y int) float64 {
-		ox := ob.Min.X + min(ob.Dx()-1, int((float64(x-sb.Min.X)+0.5)*sx))
-		oy := ob.Min.Y + min(ob.Dy()-1, int((float64(y-sb.Min.Y)+0.5)*sy))
-		return lum(out.At(ox, oy))
+	at := lumOn(src.Bounds(), out)
+	if plate != nil {
+		return againstPlate(src, plate, mask, at)
 	}
+	sb := src.Bounds()
 	var inkVals, paperVals []float64
 	var inkPts []image.Point
 	r := mask.Rect.Intersect(sb)
@@ -328,6 +326,74 @@ func scoreEmptying(src, out image.Image, b mangapage.Bubble) emptying {
 		}
 	}
 	e.Cleared = float64(cleared) / float64(len(inkPts))
+	e.Emptied = e.Cleared >= emptiedFraction
+	return e
+}
+
+// lumOn reads out's luminance at a pixel of a page of bounds sb (out may be another size).
+func lumOn(sb image.Rectangle, out image.Image) func(x, y int) float64 {
+	ob := out.Bounds()
+	sx := float64(ob.Dx()) / float64(sb.Dx())
+	sy := float64(ob.Dy()) / float64(sb.Dy())
+	return func(x, y int) float64 {
+		ox := ob.Min.X + min(ob.Dx()-1, int((float64(x-sb.Min.X)+0.5)*sx))
+		oy := ob.Min.Y + min(ob.Dy()-1, int((float64(y-sb.Min.Y)+0.5)*sy))
+		return lum(out.At(ox, oy))
+	}
+}
+
+// plateReach is the radius of the window of the plate a pixel is compared with: a tone's dots
+// and a hatching's lines rebuilt a pixel or two off their place are what was there all the
+// same, and only on flat paper or flat black is a ghost a few levels off.
+const plateReach = 2
+
+// plateRange is the range of the plate's luminance within plateReach of (x, y).
+func plateRange(plate image.Image, x, y int) (lo, hi float64) {
+	lo, hi = 255, 0
+	r := image.Rect(x-plateReach, y-plateReach, x+plateReach+1, y+plateReach+1).Intersect(plate.Bounds())
+	for yy := r.Min.Y; yy < r.Max.Y; yy++ {
+		for xx := r.Min.X; xx < r.Max.X; xx++ {
+			v := lum(plate.At(xx, yy))
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return lo, hi
+}
+
+// outside is how far v lies outside [lo, hi].
+func outside(v, lo, hi float64) float64 { return max(lo-v, v-hi, 0) }
+
+// againstPlate measures the emptying against the plate: an ink pixel is cleared when the output
+// lies within clearFraction of its contrast of what the plate shows around it (its contrast
+// being how far the ink lies from that). Ink that hardly differs from what is under it (black
+// on black art) cannot tell and is not counted; a bubble with too little of the rest is not
+// measured.
+func againstPlate(src, plate image.Image, mask *image.Alpha, at func(x, y int) float64) emptying {
+	var e emptying
+	measured, cleared := 0, 0
+	r := mask.Rect.Intersect(src.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if mask.Pix[mask.PixOffset(x, y)] < 128 {
+				continue
+			}
+			e.InkPixels++
+			lo, hi := plateRange(plate, x, y)
+			contrast := outside(lum(src.At(x, y)), lo, hi)
+			if contrast < minContrast {
+				continue
+			}
+			measured++
+			if outside(at(x, y), lo, hi) < clearFraction*contrast {
+				cleared++
+			}
+		}
+	}
+	if measured == 0 || measured*5 < e.InkPixels {
+		return e
+	}
+	e.Measured = true
+	e.Cleared = float64(cleared) / float64(measured)
 	e.Emptied = e.Cleared >= emptiedFraction
 	return e
 }

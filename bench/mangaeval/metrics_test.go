@@ -143,14 +143,14 @@ func TestScoreEmptying(t *testing.T) {
 		{"half erased", erase(src, b, 0.5, 250), 0.5, false},
 		{"all but the last character", erase(src, b, 0.95, 250), 0.95, true},
 	} {
-		e := scoreEmptying(src, c.out, b)
+		e := scoreEmptying(src, nil, c.out, b)
 		if !e.Measured || math.Abs(e.Cleared-c.cleared) > 0.01 || e.Emptied != c.emptied {
 			t.Errorf("%s: %+v, want cleared %.2f emptied %v", c.name, e, c.cleared, c.emptied)
 		}
 		// The same from a mask derived from the pixels, as for pages annotated with boxes only.
 		nb := b
 		nb.Ink = nil
-		if d := scoreEmptying(src, c.out, nb); d.Emptied != e.Emptied || math.Abs(d.Cleared-e.Cleared) > 0.01 || d.InkPixels != e.InkPixels {
+		if d := scoreEmptying(src, nil, c.out, nb); d.Emptied != e.Emptied || math.Abs(d.Cleared-e.Cleared) > 0.01 || d.InkPixels != e.InkPixels {
 			t.Errorf("%s without mask: %+v, with mask %+v", c.name, d, e)
 		}
 	}
@@ -162,20 +162,20 @@ func TestScoreEmptying(t *testing.T) {
 			big.SetGray(x, y, half.GrayAt(x/2, y/2))
 		}
 	}
-	if e := scoreEmptying(src, big, b); math.Abs(e.Cleared-0.5) > 0.01 {
+	if e := scoreEmptying(src, nil, big, b); math.Abs(e.Cleared-0.5) > 0.01 {
 		t.Errorf("on a 2× output: cleared %.2f, want 0.5", e.Cleared)
 	}
 	// White lettering on a black caption, cleaned to black.
 	dark, db := glyphPage(15, 240)
-	if e := scoreEmptying(dark, erase(dark, db, 1, 15), db); !e.Emptied {
+	if e := scoreEmptying(dark, nil, erase(dark, db, 1, 15), db); !e.Emptied {
 		t.Errorf("a cleaned dark caption: %+v", e)
 	}
-	if e := scoreEmptying(dark, dark, db); e.Emptied || e.Cleared != 0 {
+	if e := scoreEmptying(dark, nil, dark, db); e.Emptied || e.Cleared != 0 {
 		t.Errorf("an untouched dark caption: %+v", e)
 	}
 	// Lettering without contrast cannot be measured.
 	flat, fb := glyphPage(200, 190)
-	if e := scoreEmptying(flat, flat, fb); e.Measured {
+	if e := scoreEmptying(flat, nil, flat, fb); e.Measured {
 		t.Errorf("a bubble without contrast was measured: %+v", e)
 	}
 }
@@ -189,7 +189,7 @@ func TestOracleLookup(t *testing.T) {
 		{Text: "ドン", Kind: mangapage.KindSFX, Translation: "BOOM"},
 		{Text: "別に。", Translation: "Not really."},
 		{Text: "山田くん、ちょっといい？", Translation: "Yamada, got a minute?"},
-	})
+	}, nil)
 	for _, c := range []struct{ src, want string }{
 		{"俺の夢は世界一の剣士になることだ!", "My dream is to become the world's greatest swordsman!"},
 		{"俺の夢は世界ーの剣土になることだ", "My dream is to become the world's greatest swordsman!"}, // misread
@@ -276,7 +276,7 @@ func TestResidue(t *testing.T) {
 		{"edges a barely different white", ghost(clean, b, 240), 0, 0},
 		{"untouched", src, 0.3, 1},
 	} {
-		r, ok := residue(src, c.out, b)
+		r, ok := residue(src, nil, c.out, b)
 		if !ok || r < c.min || r > c.max {
 			t.Errorf("%s: residue %.3f (measured %v), want %.2f–%.2f", c.name, r, ok, c.min, c.max)
 		}
@@ -289,7 +289,7 @@ func TestResidue(t *testing.T) {
 		edged.SetGray(b.Box.Max.X+1, y, color.Gray{10})
 	}
 	kept := erase(edged, b, 1, 250)
-	if r, _ := residue(edged, kept, b); r > maxCleanResidue {
+	if r, _ := residue(edged, nil, kept, b); r > maxCleanResidue {
 		t.Errorf("the outline kept by the erase counted as residue %.3f", r)
 	}
 }
@@ -339,5 +339,80 @@ func TestLetteringOutside(t *testing.T) {
 	}
 	if _, ok := letteringOutside(src, cleaned, cleaned, b, shape); ok {
 		t.Error("a balloon with no lettering was measured")
+	}
+}
+
+// Against the page without its lettering (the plate), what was under the glyphs is what a clean
+// erase gives back: a tone rebuilt a pixel off its place is clean, the glyphs left are not, and
+// on black art the letterer's white halo left around erased glyphs is a ghost, where black is
+// no ghost at all (the paper-colour measure had it backwards).
+func TestEmptyingAgainstThePlate(t *testing.T) {
+	box := image.Rect(40, 30, 80, 90)
+	page := func(under func(x, y int) uint8, halo, ink uint8) (src, plate *image.Gray, b mangapage.Bubble) {
+		src, plate = image.NewGray(image.Rect(0, 0, 120, 120)), image.NewGray(image.Rect(0, 0, 120, 120))
+		mask := image.NewAlpha(box)
+		for y := range 120 {
+			for x := range 120 {
+				v := under(x, y)
+				plate.SetGray(x, y, color.Gray{v})
+				col := (x - box.Min.X) % 10
+				switch in := image.Pt(x, y).In(box); {
+				case in && col >= 3 && col < 7:
+					v = ink
+					mask.SetAlpha(x, y, color.Alpha{255})
+				case in && halo != 0 && col >= 1 && col < 9:
+					v = halo
+				}
+				src.SetGray(x, y, color.Gray{v})
+			}
+		}
+		return src, plate, mangapage.Bubble{Box: box, Kind: mangapage.KindFree, Ink: mask}
+	}
+	tone := func(x, y int) uint8 {
+		if x%4 < 2 && y%4 < 2 {
+			return 90
+		}
+		return 235
+	}
+	src, plate, b := page(tone, 0, 20)
+	shifted := image.NewGray(plate.Rect)
+	for y := range 120 {
+		for x := range 120 {
+			shifted.SetGray(x, y, color.Gray{tone(x+1, y)})
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		out     image.Image
+		emptied bool
+		ghosts  bool
+	}{
+		{"the plate itself", plate, true, false},
+		{"the tone rebuilt a pixel off its place", shifted, true, false},
+		{"untouched", src, false, true},
+	} {
+		e := scoreEmptying(src, plate, c.out, b)
+		r, ok := residue(src, plate, c.out, b)
+		if !e.Measured || e.Emptied != c.emptied || !ok || (r > maxCleanResidue) != c.ghosts {
+			t.Errorf("lettering on a tone, %s: %+v, residue %.3f (measured %v); want emptied %v, ghosts %v", c.name, e, r, ok, c.emptied, c.ghosts)
+		}
+	}
+	black := func(x, y int) uint8 { return 15 }
+	src, plate, b = page(black, 240, 120)
+	haloLeft := image.NewGray(src.Rect)
+	copy(haloLeft.Pix, src.Pix)
+	for i := range haloLeft.Pix {
+		if haloLeft.Pix[i] == 120 {
+			haloLeft.Pix[i] = 15
+		}
+	}
+	if e, r := scoreEmptying(src, plate, plate, b), func() float64 { r, _ := residue(src, plate, plate, b); return r }(); !e.Emptied || r > maxCleanResidue {
+		t.Errorf("haloed lettering on black erased to black: %+v, residue %.3f", e, r)
+	}
+	if e := scoreEmptying(src, nil, plate, b); e.Emptied {
+		t.Errorf("the paper-colour measure was expected to miss an erase to black: %+v", e)
+	}
+	if r, _ := residue(src, plate, haloLeft, b); r <= maxCleanResidue {
+		t.Errorf("the glyphs erased to black inside their white halo: residue %.3f, want ghosts", r)
 	}
 }

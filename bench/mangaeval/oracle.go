@@ -1,6 +1,7 @@
 package main
 
 import (
+	"image"
 	"strings"
 	"sync"
 	"unicode"
@@ -28,7 +29,8 @@ const (
 type oracle struct {
 	mu      sync.Mutex
 	bubbles []mangapage.Bubble
-	n       int // requests answered
+	plate   image.Image // the page without its lettering, when known (for the reference engine)
+	n       int         // requests answered
 	log     []exchange
 }
 
@@ -54,10 +56,10 @@ func (o *oracle) calls() int {
 	return o.n
 }
 
-// set makes the oracle answer for a page.
-func (o *oracle) set(b []mangapage.Bubble) {
+// set makes the oracle answer for a page, whose plate may be nil.
+func (o *oracle) set(b []mangapage.Bubble, plate image.Image) {
 	o.mu.Lock()
-	o.bubbles = b
+	o.bubbles, o.plate = b, plate
 	o.log = nil
 	o.mu.Unlock()
 }

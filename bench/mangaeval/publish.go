@@ -32,17 +32,18 @@ const (
 
 // residue is, on the cleaned page out, the share of the pixels on and around bubble b's former
 // glyphs that are still visibly darker than the paper around them on src; ok is false when it
-// cannot be measured (no ink, no paper).
-func residue(src, out image.Image, b mangapage.Bubble) (float64, bool) {
+// cannot be measured (no ink, no paper). With a plate (src without its lettering), it is the
+// share visibly darker, or lighter, than anything the plate shows around them (see
+// plateRange): a ghost on the art, or the white silhouette of a halo left on it.
+func residue(src, plate, out image.Image, b mangapage.Bubble) (float64, bool) {
 	mask := inkMask(src, b)
 	paperVals := localPaper(src, b, mask)
-	if len(paperVals) == 0 {
+	if len(paperVals) == 0 && plate == nil {
 		return 0, false
 	}
 	paper := median(paperVals)
-	sb, ob := src.Bounds(), out.Bounds()
-	sx := float64(ob.Dx()) / float64(sb.Dx())
-	sy := float64(ob.Dy()) / float64(sb.Dy())
+	sb := src.Bounds()
+	at := lumOn(sb, out)
 	r := mask.Rect.Inset(-residueReach).Intersect(sb)
 	w, h := r.Dx(), r.Dy()
 	if w <= 0 || h <= 0 {
@@ -71,14 +72,18 @@ func residue(src, out image.Image, b mangapage.Bubble) (float64, bool) {
 				near = y+dy >= 0 && y+dy < h && rows[(y+dy)*w+x]
 			}
 			px, py := r.Min.X+x, r.Min.Y+y
-			if !near || (!glyph(px, py) && paper-lum(src.At(px, py)) > otherInk) {
-				continue
-			}
-			total++
-			ox := ob.Min.X + min(ob.Dx()-1, int((float64(px-sb.Min.X)+0.5)*sx))
-			oy := ob.Min.Y + min(ob.Dy()-1, int((float64(py-sb.Min.Y)+0.5)*sy))
-			if paper-lum(out.At(ox, oy)) > visiblyDarker {
-				dark++
+			switch {
+			case !near:
+			case plate != nil:
+				total++
+				if lo, hi := plateRange(plate, px, py); outside(at(px, py), lo, hi) > visiblyDarker {
+					dark++
+				}
+			case glyph(px, py) || paper-lum(src.At(px, py)) <= otherInk:
+				total++
+				if paper-at(px, py) > visiblyDarker {
+					dark++
+				}
 			}
 		}
 	}

@@ -44,6 +44,7 @@ type Annotation struct {
 	Height  int                `json:"height"`
 	Lang    string             `json:"lang,omitempty"`
 	Ink     string             `json:"ink,omitempty"`
+	Plate   string             `json:"plate,omitempty"`
 	Notes   string             `json:"notes,omitempty"`
 	Bubbles []BubbleAnnotation `json:"bubbles"`
 }
@@ -115,6 +116,16 @@ func WritePage(dir, name string, p Page) error {
 			return fmt.Errorf("mangapage: %w", err)
 		}
 	}
+	if p.Plate != nil {
+		a.Plate = name + ".plate.png"
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, p.Plate); err != nil {
+			return fmt.Errorf("mangapage: encoding plate: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, a.Plate), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("mangapage: %w", err)
+		}
+	}
 	data, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
 		return fmt.Errorf("mangapage: encoding annotation: %w", err)
@@ -170,6 +181,11 @@ func ReadPage(path string) (Page, error) {
 		draw.Draw(ink, b, m, b.Min, draw.Src)
 	}
 	p := Page{Image: img, Encoded: enc, Format: format, Lang: a.Lang, Notes: a.Notes}
+	if a.Plate != "" {
+		if p.Plate, err = readPlate(filepath.Join(dir, a.Plate), b); err != nil {
+			return Page{}, err
+		}
+	}
 	for i, ba := range a.Bubbles {
 		bb := Bubble{Box: ba.Box.Rectangle(), Kind: ba.Kind, Lang: ba.Lang, Vertical: ba.Vertical, Text: ba.Text, Translation: ba.Translation, Hard: ba.Hard}
 		if bb.Lang == "" {
@@ -220,4 +236,21 @@ func Annotated(dir string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// readPlate reads a page's plate (any format the page may be in), which must be the page's size.
+func readPlate(path string, page image.Rectangle) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("mangapage: %w", err)
+	}
+	defer f.Close()
+	m, _, err := image.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("mangapage: decoding plate %s: %w", path, err)
+	}
+	if m.Bounds() != page {
+		return nil, fmt.Errorf("mangapage: plate %s is %v, the page %v", path, m.Bounds(), page)
+	}
+	return m, nil
 }

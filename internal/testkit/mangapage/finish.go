@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 )
@@ -76,31 +77,29 @@ func (g *generator) finish(seed int64) (Page, error) {
 	if d.Format == "" {
 		d.Format = "png"
 	}
-	img := d.apply(rng, g.page, g.tint, m, g.w, g.h)
-
-	var buf bytes.Buffer
-	switch d.Format {
-	case "png":
-		if err := png.Encode(&buf, img); err != nil {
-			return Page{}, fmt.Errorf("mangapage: encoding png: %w", err)
+	// The plate is degraded by the same draws of the random source as the page: the same
+	// noise, dust and paper.
+	var replay []byte
+	if g.opt.Plate {
+		var err error
+		if replay, err = g.src.MarshalBinary(); err != nil {
+			return Page{}, fmt.Errorf("mangapage: saving the random state: %w", err)
 		}
-	case "jpeg":
-		q := d.Quality
-		if q == 0 {
-			q = 92
-		}
-		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-			return Page{}, fmt.Errorf("mangapage: encoding jpeg: %w", err)
-		}
-		dec, err := jpeg.Decode(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			return Page{}, fmt.Errorf("mangapage: decoding own jpeg: %w", err)
-		}
-		img = dec
-	default:
-		return Page{}, errors.New("mangapage: format must be png or jpeg")
 	}
-	page := Page{Seed: seed, Image: img, Encoded: buf.Bytes(), Format: d.Format, Lang: g.lang}
+	img, enc, err := d.encode(d.apply(rng, g.page, g.tint, m, g.w, g.h))
+	if err != nil {
+		return Page{}, err
+	}
+	page := Page{Seed: seed, Image: img, Encoded: enc, Format: d.Format, Lang: g.lang}
+	if g.opt.Plate {
+		src := &rand.PCG{}
+		if err := src.UnmarshalBinary(replay); err != nil {
+			return Page{}, fmt.Errorf("mangapage: replaying the random state: %w", err)
+		}
+		if page.Plate, _, err = d.encode(d.apply(rand.New(src), g.plate(), g.tint, m, g.w, g.h)); err != nil {
+			return Page{}, err
+		}
+	}
 	out := image.Rect(0, 0, g.w, g.h)
 	for _, it := range g.items {
 		ink := transformAlpha(it.Mask, m, out)
@@ -161,4 +160,30 @@ func trimmedTo(a *image.Alpha, r image.Rectangle) *image.Alpha {
 		copy(out.Pix[out.PixOffset(r.Min.X, y):out.PixOffset(r.Max.X, y)], a.Pix[a.PixOffset(r.Min.X, y):a.PixOffset(r.Max.X, y)])
 	}
 	return out
+}
+
+// encode encodes img as d says, and gives back what a reader decodes of it.
+func (d degradation) encode(img image.Image) (image.Image, []byte, error) {
+	var buf bytes.Buffer
+	switch d.Format {
+	case "png":
+		if err := png.Encode(&buf, img); err != nil {
+			return nil, nil, fmt.Errorf("mangapage: encoding png: %w", err)
+		}
+		return img, buf.Bytes(), nil
+	case "jpeg":
+		q := d.Quality
+		if q == 0 {
+			q = 92
+		}
+		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
+			return nil, nil, fmt.Errorf("mangapage: encoding jpeg: %w", err)
+		}
+		dec, err := jpeg.Decode(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			return nil, nil, fmt.Errorf("mangapage: decoding own jpeg: %w", err)
+		}
+		return dec, buf.Bytes(), nil
+	}
+	return nil, nil, errors.New("mangapage: format must be png or jpeg")
 }

@@ -210,7 +210,7 @@ func TestUnknownLanguage(t *testing.T) {
 }
 
 func TestWriteReadPage(t *testing.T) {
-	p, err := Generate(7, Options{Width: 800, Height: 1150})
+	p, err := Generate(7, Options{Width: 800, Height: 1150, Plate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,6 +231,16 @@ func TestWriteReadPage(t *testing.T) {
 	}
 	if len(q.Bubbles) != len(p.Bubbles) {
 		t.Fatalf("%d bubbles read back, wrote %d", len(q.Bubbles), len(p.Bubbles))
+	}
+	if q.Plate == nil {
+		t.Fatal("the plate was not read back")
+	}
+	for y := 0; y < p.Image.Bounds().Dy(); y += 7 {
+		for x := 0; x < p.Image.Bounds().Dx(); x += 7 {
+			if luminance(q.Plate, x, y) != luminance(p.Plate, x, y) {
+				t.Fatalf("plate at (%d,%d) read back as %d, wrote %d", x, y, luminance(q.Plate, x, y), luminance(p.Plate, x, y))
+			}
+		}
 	}
 	for i, b := range p.Bubbles {
 		r := q.Bubbles[i]

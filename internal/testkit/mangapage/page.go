@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"golang.org/x/image/font/sfnt"
@@ -45,6 +46,9 @@ type Options struct {
 	// in fonts.go: a rounded gothic, a soft mincho, a thin and a bold gothic, a pen hand), the
 	// page otherwise drawn as any other. Japanese only.
 	OtherFaces bool
+	// Plate also draws the page without its dialogue's lettering, as Page.Plate: what a
+	// perfect erase leaves. It changes nothing of the page itself.
+	Plate bool
 }
 
 // Page is a generated page and its annotations.
@@ -59,6 +63,11 @@ type Page struct {
 	Bubbles []Bubble
 	// Notes says how the page was drawn and degraded, for reports.
 	Notes string
+	// Plate is the page as it would be without its dialogue's lettering: the glyphs and the
+	// halos set around them on the art gone, the balloons, their tone, the sound effects and
+	// the art kept, degraded and encoded as Image was (the same noise, the same paper). Nil
+	// unless Options.Plate, or an annotation, gives one.
+	Plate image.Image
 }
 
 // Bubble is one annotated piece of lettering.
@@ -93,7 +102,8 @@ func Generate(seed int64, opt Options) (Page, error) {
 
 // generate draws the page and hands back the drawing too, for the tests.
 func generate(seed int64, opt Options) (Page, *generator, error) {
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x6d616e6761706167))
+	src := rand.NewPCG(uint64(seed), 0x6d616e6761706167)
+	rng := rand.New(src)
 	lang := opt.Lang
 	if lang == "" {
 		lang = "ja"
@@ -104,7 +114,7 @@ func generate(seed int64, opt Options) (Page, *generator, error) {
 	if opt.OtherFaces && lang != "ja" {
 		return Page{}, nil, fmt.Errorf("mangapage: other faces are Japanese; %s pages are drawn in their own", lang)
 	}
-	g := &generator{rng: rng, lang: lang, opt: opt}
+	g := &generator{rng: rng, src: src, lang: lang, opt: opt}
 	if err := g.fonts(); err != nil {
 		return Page{}, nil, err
 	}
@@ -146,6 +156,7 @@ func Corpus(n int, seed int64) ([]Page, error) {
 
 type generator struct {
 	rng  *rand.Rand
+	src  *rand.PCG // rng's source, whose state the plate's degradation replays
 	lang string
 	opt  Options
 
@@ -163,6 +174,9 @@ type generator struct {
 	items           []*item
 	taken           []image.Rectangle
 	notes           []string
+	// under holds, for Options.Plate, what the dialogue's lettering was painted over, in the
+	// order it was painted.
+	under []patch
 }
 
 // item is a piece of lettering placed on the page.
@@ -391,15 +405,56 @@ func (g *generator) letter() error {
 			if it.Balloon.Dark {
 				ink = 255
 			}
+			g.keepUnder(it.Mask)
 			paint(g.page, it.Mask, nil, ink, 1)
 		default:
+			g.keepUnder(it.Mask)
 			if it.Halo > 0 {
-				paint(g.page, dilate(it.Mask, it.Halo), nil, 255, 1)
+				halo := dilate(it.Mask, it.Halo)
+				g.keepUnder(halo)
+				paint(g.page, halo, nil, 255, 1)
 			}
 			paint(g.page, it.Mask, nil, 0, 1)
 		}
 	}
 	return nil
+}
+
+// patch is what a mask of lettering was painted over.
+type patch struct {
+	mask  *image.Alpha
+	under []uint8 // the page under mask.Rect, row by row
+}
+
+// keepUnder saves, for Options.Plate, the page under m before lettering is painted there.
+func (g *generator) keepUnder(m *image.Alpha) {
+	if !g.opt.Plate || m == nil {
+		return
+	}
+	r := m.Rect.Intersect(g.page.Rect)
+	p := patch{mask: m, under: make([]uint8, 0, r.Dx()*r.Dy())}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		p.under = append(p.under, g.page.Pix[g.page.PixOffset(r.Min.X, y):][:r.Dx()]...)
+	}
+	g.under = append(g.under, p)
+}
+
+// plate is the drawing without its dialogue's lettering: the page with what the lettering was
+// painted over put back, the last painted first.
+func (g *generator) plate() *image.Gray {
+	p := image.NewGray(g.page.Rect)
+	copy(p.Pix, g.page.Pix)
+	for _, u := range slices.Backward(g.under) {
+		r := u.mask.Rect.Intersect(p.Rect)
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if u.mask.Pix[u.mask.PixOffset(x, y)] > 0 {
+					p.Pix[p.PixOffset(x, y)] = u.under[(y-r.Min.Y)*r.Dx()+x-r.Min.X]
+				}
+			}
+		}
+	}
+	return p
 }
 
 // clearTint keeps balloons white on a colour page.
