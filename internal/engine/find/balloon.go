@@ -11,8 +11,9 @@ import (
 // mergeColumns joins, on a paper area that runs on, the blocks that are columns (or rows) of one
 // free speech set wider apart than the clustering joins: of one size (within a fifth) and
 // direction, side by side within half a character more than their own width, and level with
-// each other; or one line carried on after the gap a letterer leaves between two phrases.
-func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Analysis, minChar, maxChar int) []*page.Block {
+// each other; or one line carried on after the gap a letterer leaves between two phrases. made
+// holds each block's blobs, and is given back merged alongside.
+func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Analysis, minChar, maxChar int) ([]*page.Block, [][]blob) {
 	// span is r's extent across the lines and along them.
 	span := func(r image.Rectangle, vertical bool) (across, along [2]int) {
 		if vertical {
@@ -69,7 +70,7 @@ func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Anal
 			}
 		}
 	}
-	return out
+	return out, made
 }
 
 // speeches sorts the blocks idx of one balloon's paper into speeches, as lists of indices into

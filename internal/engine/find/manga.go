@@ -320,32 +320,33 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			continue // line art alone: a balloon's outline, whose lettering is its own paper's
 		}
 		if len(sub) < len(grp) {
-			type shout struct {
-				tb    *page.Block
-				kept  []blob
-				alone bool // all that is left of the group
-			}
-			var shouts []shout
+			var shouts []*page.Block
+			var ks [][]blob
 			measure := 0 // the widest column left without the art
-			for _, s := range clusters(sub, minChar) {
+			cs := clusters(sub, minChar)
+			for _, s := range cs {
 				k := pruneThick(s)
 				if st := makeBlock(g, k, pa, minChar, maxChar, 2); st != nil && st.Vertical {
-					shouts, measure = append(shouts, shout{st, k, len(s) == len(sub)}), max(measure, st.Char)
+					shouts, ks, measure = append(shouts, st), append(ks, k), max(measure, st.Char)
 				}
 			}
+			// A 、 keeps a whole cell, blank but for it: a column parted there is one again.
+			n := len(shouts)
+			shouts, ks = mergeColumns(g, shouts, ks, pa, minChar, maxChar)
+			alone := len(shouts) == 1 && n == len(cs) // all that is left of the group
 			if tb != nil && art*4 <= measure*5 {
 				shouts = nil
 			}
 			found := 0
-			for _, sh := range shouts {
-				if sh.tb.Char < 2*minChar || tb != nil && sh.tb.Char*10 > tb.Char*7 {
+			for i, st := range shouts {
+				if st.Char < 2*minChar || tb != nil && st.Char*10 > tb.Char*7 {
 					continue
 				}
 				found++
-				if sh.alone && !balloonSized(box, g.Bounds()) {
-					loose = append(loose, sh.tb)
+				if alone && !balloonSized(box, g.Bounds()) {
+					loose = append(loose, st)
 				} else {
-					out, made = append(out, sh.tb), append(made, sh.kept)
+					out, made = append(out, st), append(made, ks[i])
 				}
 			}
 			if found > 0 {
@@ -412,7 +413,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	pb := g.Bounds()
 	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*lettered
 	if (filled.Area > 8*lettered && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
-		out = mergeColumns(g, out, made, pa, minChar, maxChar)
+		out, _ = mergeColumns(g, out, made, pa, minChar, maxChar)
 		for _, tb := range out {
 			if open {
 				tb.Bubble = balloon.Open(filled, paper(tb.Box, tb.Char), tb.Box, tb.Char)

@@ -140,6 +140,7 @@ func TestMangaFindsLetteringAmongTexture(t *testing.T) {
 		{6, harsh, "ねえ、聞いてる？"},        // a balloon filled with a light tone, on textured paper
 		{2, other, "来週の文化祭、楽しみだね！"},   // 15 px on a small page, its ！ reaching a shirt's tone: every character has twins
 		{23, harsh, "電車、もう出ちゃったみたい。"}, // a light tone's dots beside it, and a column of art over it, each looked past
+		{8, harsh, "行くぞ、みんな！"},        // a borderless balloon among hatching: the column parted after its 、 (a cell blank but for it) is one
 	} {
 		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
