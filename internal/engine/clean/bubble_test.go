@@ -8,11 +8,13 @@ import (
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"golang.org/x/image/vector"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
 
 // coverage rasterizes polygons, anti-aliased, into an alpha mask of size w×h.
@@ -458,4 +460,62 @@ func TestErasingKeepsThePapersGrain(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Lettering on a tone whose middle column the finder missed: the block's box holds it, its ink
+// does not. The tone carried into the erased columns comes from beyond the box, never from the
+// missed column's strokes, which copied a whole number of periods away would be lettered again
+// over every erased one.
+func TestBlockOnToneNeverCopiesAMissedColumn(t *testing.T) {
+	for _, tone := range tones {
+		t.Run(tone.name, func(t *testing.T) {
+			want := tone.page(240, 200)
+			img := tone.page(240, 200)
+			box := image.Rect(80, 50, 162, 150)
+			ink := page.NewMask(box)
+			cols := []image.Rectangle{image.Rect(80, 50, 102, 150), image.Rect(110, 50, 132, 150), image.Rect(140, 50, 162, 150)}
+			for i, c := range cols {
+				for y := c.Min.Y; y < c.Max.Y; y++ {
+					for x := c.Min.X; x < c.Max.X; x++ {
+						if (x-c.Min.X)%8 < 3 || (y-c.Min.Y)%12 < 3 {
+							img.SetRGBA(x, y, color.RGBA{0, 0, 0, 255})
+							ink.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = i != 1
+						}
+					}
+				}
+			}
+			Block(img, page.Gray(img), 245, Target{Box: box, Char: 22, Ink: ink})
+			toneRestored(t, img, want, cols[0])
+			toneRestored(t, img, want, cols[2])
+		})
+	}
+}
+
+// A coarse tone of small soft dots, as a scan shared as JPEG gives it (harsh seed 14: dots of
+// two pixels every ten, blurred, on blotchy paper, at JPEG quality 62): its periods repeat
+// hardly closer than a pixel's neighbour, so judged as a fine tone it was no tone, and the
+// strokes of いただきます！ were smeared with the dots into streaks shaped like the glyphs.
+// Judged against how far two of its pixels differ at any offset, its lattice is found and the
+// page comes back as it was drawn without the lettering.
+func TestBlockOnACoarseNoisyToneCarriesTheDotsOn(t *testing.T) {
+	p, err := mangapage.Generate(14, mangapage.Options{Harsh: true, Plate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Bubbles, func(b mangapage.Bubble) bool { return b.Text == "いただきます！" })
+	if i < 0 {
+		t.Fatal("harsh seed 14 no longer letters いただきます！")
+	}
+	b := p.Bubbles[i]
+	img, want := image.NewRGBA(p.Image.Bounds()), image.NewRGBA(p.Image.Bounds())
+	draw.Draw(img, img.Rect, p.Image, img.Rect.Min, draw.Src)
+	draw.Draw(want, want.Rect, p.Plate, want.Rect.Min, draw.Src)
+	ink := page.NewMask(b.Box)
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			ink.Mask[(y-b.Box.Min.Y)*b.Box.Dx()+x-b.Box.Min.X] = b.Ink.AlphaAt(x, y).A >= 128
+		}
+	}
+	Block(img, page.Gray(img), 245, Target{Box: b.Box, Char: b.Box.Dx(), Ink: ink})
+	toneRestored(t, img, want, b.Box)
 }

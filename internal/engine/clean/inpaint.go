@@ -191,7 +191,9 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	// On a screentone the dots are carried on through the erased strokes, and through the white
 	// halo a letterer sets around lettering on art, which would otherwise stay behind as a blank
 	// silhouette of the erased text (tone carried over tone changes nothing). The tone's period
-	// is measured beyond the halo, whose flat white would hide it.
+	// is measured beyond the halo, whose flat white would hide it. It is taken from beyond the
+	// lettering's box: a column the finder missed between two it found is no tone, and copied
+	// a period away it would be lettered over every erased stroke.
 	halo := page.NewMask(pb)
 	copy(halo.Mask, m.Mask)
 	wide := t.Box.Inset(-grow - t.Char/3).Intersect(pb)
@@ -201,7 +203,7 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		reach int // how far around the box the tone's period is looked for
 	}{{halo, t.Char * 3 / 2}, {m, t.Char}} {
 		around := t.Box.Inset(-max(3*grow, try.reach)).Intersect(pb)
-		if l, ok := toneLattice(gray, try.mask, around); ok && copyTone(img, try.mask, wide, l, around, anywhere) {
+		if l, ok := toneLattice(gray, try.mask, around); ok && copyTone(img, try.mask, wide, l, around, outside(t.Box)) {
 			return
 		}
 	}
@@ -242,7 +244,9 @@ func withLightHalo(gray *image.Gray, m, halo *page.Mask, around image.Rectangle)
 	return out
 }
 
-func anywhere(x, y int) bool { return true }
+func outside(r image.Rectangle) func(x, y int) bool {
+	return func(x, y int) bool { return !image.Pt(x, y).In(r) }
+}
 
 // haloReach is how far past a stroke its anti-aliased edge and JPEG ringing stay visible: a
 // pixel or two of edge, more on large lettering, and about two pixels of ringing.

@@ -100,14 +100,36 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 	}
 	length := func(d [2]float64) float64 { return math.Hypot(d[0], d[1]) }
 	type period struct {
-		d    [2]float64
-		diff float64
+		d     [2]float64
+		diff  float64
+		loose bool // a dip only by the coarse tone's measure (see typical)
 	}
+	// A coarse tone of small soft dots on a noisy scan (JPEG, grain, a textured paper): a
+	// pixel's neighbour differs from it little, the dots being soft, and the noise keeps even
+	// the tone's true periods from repeating that closely. Where two pixels of the page
+	// differ far more at a typical offset than a pixel away, the periods are looked for
+	// again, if none is found as above, judged against that typical difference, and only as
+	// a lattice of two periods (with their sum and difference) at least four pixels long:
+	// smooth art repeats at its shortest offsets, never at two such.
+	var finite []float64
+	for _, v := range grid {
+		if !math.IsInf(v, 1) {
+			finite = append(finite, v)
+		}
+	}
+	slices.Sort(finite)
+	typical := 0.0
+	if len(finite) > 0 {
+		typical = finite[len(finite)/2]
+	}
+	coarse := typical >= 2*near
+	loose := func(p period) bool { return coarse && length(p.d) >= 4 && p.diff <= typical*0.4 }
 	var dips []period
 	for dy := 0; dy <= maxPeriod; dy++ {
 		for dx := -maxPeriod; dx <= maxPeriod; dx++ {
 			v := cell(dx, dy)
-			if math.IsInf(v, 1) || v > near*0.8 {
+			d := [2]float64{float64(dx), float64(dy)}
+			if math.IsInf(v, 1) || v > near*0.8 && !loose(period{d: d, diff: v}) {
 				continue
 			}
 			dip := true
@@ -115,7 +137,7 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 				dip = dip && v <= cell(dx+n[0], dy+n[1])
 			}
 			if dip && (dy > 0 || dx > 0) {
-				dips = append(dips, period{[2]float64{float64(dx), float64(dy)}, v})
+				dips = append(dips, period{d, v, v > near*0.8})
 			}
 		}
 	}
@@ -145,67 +167,79 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 	for k := range dips {
 		dips[k] = refine(dips[k], 0.5)
 	}
-	// The tone repeats at its periods nearly as closely as a pixel repeats itself: no closer
-	// than at a pixel's neighbour means art, not a tone.
-	dips = slices.DeleteFunc(dips, func(p period) bool { return p.diff > near*0.4 })
-	if len(dips) == 0 {
-		return lattice{}, false
-	}
-	// The lattice is the pair of repeats whose sum and difference repeat as closely too: on a
-	// fine tone blurred by JPEG every offset differs little, and a dip of noise between two
-	// periods passes for one alone, never with its sum and difference. Of pairs nearly as good,
-	// the one of the smallest cell has the shortest steps, whose copies drift least.
-	slices.SortFunc(dips, func(p, q period) int { return cmp.Compare(p.diff, q.diff) })
-	dips = dips[:min(len(dips), 10)]
-	type pair struct {
-		a, b       period
-		worst, det float64
-	}
-	var pairs []pair
-	for i, p := range dips {
-		for _, q := range dips[i+1:] {
-			det := math.Abs(p.d[0]*q.d[1] - p.d[1]*q.d[0])
-			if det < length(p.d)*length(q.d)*math.Sin(math.Pi/6) {
-				continue // within 30° of each other
-			}
-			worst := max(p.diff, q.diff)
-			for _, d := range [][2]float64{{p.d[0] + q.d[0], p.d[1] + q.d[1]}, {p.d[0] - q.d[0], p.d[1] - q.d[1]}} {
-				v, ok := at(d)
-				if !ok {
-					v = math.Inf(1)
+	// solve finds the lattice among the dips that good says are periods; lines allows a tone of
+	// lines (one period alone).
+	solve := func(dips []period, good func(p period) bool, lines bool) (lattice, bool) {
+		// The tone repeats at its periods nearly as closely as a pixel repeats itself: no closer
+		// than at a pixel's neighbour means art, not a tone.
+		dips = slices.DeleteFunc(dips, func(p period) bool { return !good(p) })
+		if len(dips) == 0 {
+			return lattice{}, false
+		}
+		// The lattice is the pair of repeats whose sum and difference repeat as closely too: on a
+		// fine tone blurred by JPEG every offset differs little, and a dip of noise between two
+		// periods passes for one alone, never with its sum and difference. Of pairs nearly as good,
+		// the one of the smallest cell has the shortest steps, whose copies drift least.
+		slices.SortFunc(dips, func(p, q period) int { return cmp.Compare(p.diff, q.diff) })
+		dips = dips[:min(len(dips), 10)]
+		type pair struct {
+			a, b       period
+			worst, det float64
+		}
+		var pairs []pair
+		for i, p := range dips {
+			for _, q := range dips[i+1:] {
+				det := math.Abs(p.d[0]*q.d[1] - p.d[1]*q.d[0])
+				if det < length(p.d)*length(q.d)*math.Sin(math.Pi/6) {
+					continue // within 30° of each other
 				}
-				worst = max(worst, v)
-			}
-			pairs = append(pairs, pair{p, q, worst, det})
-		}
-	}
-	// A step measured over several periods is known as many times better: copies taken a few
-	// periods away stay in step.
-	longer := func(p period) [2]float64 {
-		for k := 2.0; k*length(p.d) <= 3*maxPeriod; k++ {
-			want := [2]float64{p.d[0] * k, p.d[1] * k}
-			v, ok := at(want)
-			if !ok {
-				break
-			}
-			q := refine(period{want, v}, 0.25)
-			if length([2]float64{q.d[0] - want[0], q.d[1] - want[1]}) <= 0.5 && q.diff <= p.diff*1.5+1 {
-				p.d = [2]float64{q.d[0] / k, q.d[1] / k}
+				worst := max(p.diff, q.diff)
+				for _, d := range [][2]float64{{p.d[0] + q.d[0], p.d[1] + q.d[1]}, {p.d[0] - q.d[0], p.d[1] - q.d[1]}} {
+					v, ok := at(d)
+					if !ok {
+						v = math.Inf(1)
+					}
+					worst = max(worst, v)
+				}
+				pairs = append(pairs, pair{p, q, worst, det})
 			}
 		}
-		return p.d
+		// A step measured over several periods is known as many times better: copies taken a few
+		// periods away stay in step.
+		longer := func(p period) [2]float64 {
+			for k := 2.0; k*length(p.d) <= 3*maxPeriod; k++ {
+				want := [2]float64{p.d[0] * k, p.d[1] * k}
+				v, ok := at(want)
+				if !ok {
+					break
+				}
+				q := refine(period{d: want, diff: v}, 0.25)
+				if length([2]float64{q.d[0] - want[0], q.d[1] - want[1]}) <= 0.5 && q.diff <= p.diff*1.5+1 {
+					p.d = [2]float64{q.d[0] / k, q.d[1] / k}
+				}
+			}
+			return p.d
+		}
+		best := math.Inf(1)
+		for _, p := range pairs {
+			best = min(best, p.worst)
+		}
+		if !good(period{diff: best, d: [2]float64{maxPeriod, maxPeriod}}) {
+			if !lines {
+				return lattice{}, false
+			}
+			// A tone of lines repeats across them only (and along them at any step).
+			return lattice{a: longer(dips[0])}, true
+		}
+		pairs = slices.DeleteFunc(pairs, func(p pair) bool { return p.worst > best*1.05 })
+		smallest := slices.MinFunc(pairs, func(p, q pair) int { return cmp.Compare(p.det, q.det) })
+		return lattice{a: longer(smallest.a), b: longer(smallest.b)}, true
 	}
-	best := math.Inf(1)
-	for _, p := range pairs {
-		best = min(best, p.worst)
+	strict := func(p period) bool { return !p.loose && p.diff <= near*0.4 }
+	if l, ok := solve(slices.Clone(dips), strict, true); ok || !coarse {
+		return l, ok
 	}
-	if best > near*0.4 {
-		// A tone of lines repeats across them only (and along them at any step).
-		return lattice{a: longer(dips[0])}, true
-	}
-	pairs = slices.DeleteFunc(pairs, func(p pair) bool { return p.worst > best*1.05 })
-	smallest := slices.MinFunc(pairs, func(p, q pair) int { return cmp.Compare(p.det, q.det) })
-	return lattice{a: longer(smallest.a), b: longer(smallest.b)}, true
+	return solve(dips, loose, false)
 }
 
 // nearDiff is how much a page differs from itself a pixel away, at most, by diff.
