@@ -209,6 +209,7 @@ var tones = []struct {
 	{"square 6 px", tonePage},
 	{"45° 8.6 px", func(w, h int) *image.RGBA { return slantedTonePage(w, h, 8.6, 45, 2.3) }},
 	{"30° 5.3 px", func(w, h int) *image.RGBA { return slantedTonePage(w, h, 5.3, 30, 1.5) }},
+	{"5° 16.5 px, large dots", func(w, h int) *image.RGBA { return slantedTonePage(w, h, 16.5, 5, 5.5) }},
 }
 
 // toneRestored fails t when more than a fiftieth of the pixels of box in img differ visibly from
@@ -518,4 +519,35 @@ func TestBlockOnACoarseNoisyToneCarriesTheDotsOn(t *testing.T) {
 	}
 	Block(img, page.Gray(img), 245, Target{Box: b.Box, Char: b.Box.Dx(), Ink: ink})
 	toneRestored(t, img, want, b.Box)
+}
+
+// The finder takes the white halo round lettering on a tone for a paper area, a bubble. Painted
+// with its paper as a bubble is, it stayed on the art as a white silhouette of the erased text;
+// a bubble whose edge follows the strokes a short way off all round is that halo, and the tone
+// runs on through it. A balloon round the same lettering, its edge well away from the strokes at
+// its ends, is still a balloon.
+func TestBlockErasesTheHaloTheFinderTookForABubble(t *testing.T) {
+	for _, tone := range tones {
+		t.Run(tone.name, func(t *testing.T) {
+			want := tone.page(240, 200)
+			img := tone.page(240, 200)
+			box := image.Rect(100, 40, 124, 160) // a column
+			ink := haloedLettering(img, box)
+			halo := page.NewMask(box.Inset(-5))
+			for i := range halo.Mask {
+				x, y := halo.Box.Min.X+i%halo.Box.Dx(), halo.Box.Min.Y+i/halo.Box.Dx()
+				halo.Mask[i] = page.Luma(img.RGBAAt(x, y)) > 250 || ink.Has(x, y)
+			}
+			target := Target{Box: box, Char: 24, Ink: ink, Bubble: halo, Paper: color.RGBA{255, 255, 255, 255}}
+			if !isHalo(target) {
+				t.Fatal("the halo was taken for a balloon")
+			}
+			Block(img, page.Gray(img), 245, target)
+			toneRestored(t, img, want, box.Inset(-5))
+		})
+	}
+	balloon := interiorMask(240, 200, ellipsePoly(112, 100, 30, 75, false))
+	if isHalo(Target{Box: image.Rect(100, 40, 124, 160), Char: 24, Ink: haloedLettering(image.NewRGBA(image.Rect(0, 0, 240, 200)), image.Rect(100, 40, 124, 160)), Bubble: balloon}) {
+		t.Error("a balloon round the lettering was taken for its halo")
+	}
 }

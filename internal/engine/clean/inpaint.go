@@ -157,10 +157,17 @@ type Target struct {
 // outside the bubble's area, and a band along its edge is kept, so they are never touched.
 //
 // On art the strokes, grown the same way, are rebuilt from their surroundings.
+//
+// A bubble that is the halo of lettering on the art (see isHalo) is erased as on the art, halo
+// and all.
 func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
+	var around *page.Mask // the lettering's halo, as the finder saw it
 	if t.Bubble != nil {
-		inBubble(img, gray, paperLevel, t)
-		return
+		if !isHalo(t) {
+			inBubble(img, gray, paperLevel, t)
+			return
+		}
+		around, t.Bubble = t.Bubble, nil
 	}
 	pb := img.Bounds()
 	m := page.NewMask(pb)
@@ -198,6 +205,10 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	copy(halo.Mask, m.Mask)
 	wide := t.Box.Inset(-grow - t.Char/3).Intersect(pb)
 	dilateIn(halo, wide, t.Char/3)
+	if around != nil {
+		wide = wide.Union(around.Box.Inset(-grow)).Intersect(pb)
+		withHalo(halo, around, wide, grow)
+	}
 	for _, try := range []struct {
 		mask  *page.Mask
 		reach int // how far around the box the tone's period is looked for

@@ -26,14 +26,21 @@ import (
 type lattice struct{ a, b [2]float64 }
 
 // maxPeriod is the longest period looked for: a coarse tone on a large scan.
-const maxPeriod = 14
+const maxPeriod = 20
 
 // toneLattice looks around the mask m, within box, for the lattice of a screentone: the
 // offsets at which the pixels repeat far more closely than their neighbours do. ok is false when
 // the background does not repeat (flat paper, art), which Fill rebuilds better.
 func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, bool) {
+	// About 3,000 pixels are sampled, every step-th in row order. A step sharing a factor with the
+	// box's width falls on the same few columns, and on a tone whose period shares it too, on
+	// the same spot of every dot, where offsets that are no period look like one: the step is
+	// taken prime to the width.
 	var samples []image.Point
 	step := max(1, box.Dx()*box.Dy()/3000)
+	for gcd(step, box.Dx()) != 1 {
+		step++
+	}
 	i := 0
 	for y := box.Min.Y; y < box.Max.Y; y++ {
 		for x := box.Min.X; x < box.Max.X; x++ {
@@ -472,4 +479,11 @@ func sampleRGBA(img *image.RGBA, x, y float64, k int, usable func(x, y int) bool
 		out[c] = uint8(math.Round(min(max(v, 0), 255)))
 	}
 	return color.RGBA{out[0], out[1], out[2], out[3]}, true
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
