@@ -54,9 +54,9 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 		return lattice{}, false
 	}
 	unmasked := func(x, y int) bool { return image.Pt(x, y).In(box) && !m.Has(x, y) }
-	// diff is how far the pixels of v differ from those d away, on average (bilinear between
-	// pixels).
-	diff := func(v func(x, y int) float64, d [2]float64) (float64, bool) {
+	// diffAt is how far the pixels of v at samples differ from those d away, on average
+	// (bilinear between pixels); diff, over all the samples.
+	diffAt := func(samples []image.Point, v func(x, y int) float64, d [2]float64) (float64, bool) {
 		sum, n := 0.0, 0
 		for _, p := range samples {
 			w, ok := bilinear(v, float64(p.X)+d[0], float64(p.Y)+d[1], unmasked)
@@ -71,6 +71,7 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 		}
 		return sum / float64(n), true
 	}
+	diff := func(v func(x, y int) float64, d [2]float64) (float64, bool) { return diffAt(samples, v, d) }
 	// How much neighbouring pixels differ: large on a tone (dot against paper), small on flat
 	// paper and smooth art.
 	grey := func(x, y int) float64 { return float64(gray.Pix[gray.PixOffset(x, y)]) }
@@ -246,7 +247,36 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 	if l, ok := solve(slices.Clone(dips), strict, true); ok || !coarse {
 		return l, ok
 	}
-	return solve(dips, loose, false)
+	l, ok := solve(dips, loose, false)
+	if !ok {
+		return l, false
+	}
+	// Judged so loosely, the lattice must hold all round the lettering, not on average: text
+	// across a panel's frame has one tone on each side, and the one's lattice copied over the
+	// other lays stripes on it.
+	c := box.Min.Add(box.Max).Div(2)
+	var parts [4][]image.Point
+	for _, p := range samples {
+		k := 0
+		if p.X >= c.X {
+			k++
+		}
+		if p.Y >= c.Y {
+			k += 2
+		}
+		parts[k] = append(parts[k], p)
+	}
+	for _, part := range parts {
+		if len(part) < 50 {
+			continue
+		}
+		for _, d := range [][2]float64{l.a, l.b} {
+			if v, ok := diffAt(part, soft, d); ok && v > typical*0.5 {
+				return lattice{}, false
+			}
+		}
+	}
+	return l, true
 }
 
 // nearDiff is how much a page differs from itself a pixel away, at most, by diff.
