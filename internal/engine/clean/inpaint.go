@@ -161,13 +161,13 @@ type Target struct {
 // A bubble that is the halo of lettering on the art (see isHalo) is erased as on the art, halo
 // and all.
 func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
-	var around *page.Mask // the lettering's halo, as the finder saw it
+	var haloArea *page.Mask // the lettering's halo, as the finder saw it
 	if t.Bubble != nil {
 		if !isHalo(t) {
 			inBubble(img, gray, paperLevel, t)
 			return
 		}
-		around, t.Bubble = t.Bubble, nil
+		haloArea, t.Bubble = t.Bubble, nil
 	}
 	pb := img.Bounds()
 	m := page.NewMask(pb)
@@ -205,9 +205,9 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 	copy(halo.Mask, m.Mask)
 	wide := t.Box.Inset(-grow - t.Char/3).Intersect(pb)
 	dilateIn(halo, wide, t.Char/3)
-	if around != nil {
-		wide = wide.Union(around.Box.Inset(-grow)).Intersect(pb)
-		withHalo(halo, around, wide, grow)
+	if haloArea != nil {
+		wide = wide.Union(haloArea.Box.Inset(-grow)).Intersect(pb)
+		withHalo(halo, haloArea, wide, grow)
 	}
 	for _, try := range []struct {
 		mask  *page.Mask
@@ -255,6 +255,7 @@ func withLightHalo(gray *image.Gray, m, halo *page.Mask, around image.Rectangle)
 	return out
 }
 
+// outside is whether a pixel lies outside r.
 func outside(r image.Rectangle) func(x, y int) bool {
 	return func(x, y int) bool { return !image.Pt(x, y).In(r) }
 }
