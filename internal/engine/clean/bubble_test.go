@@ -493,6 +493,25 @@ func TestBlockOnToneNeverCopiesAMissedColumn(t *testing.T) {
 	}
 }
 
+// generatedLettering draws the generated page of seed and opt, and hands back the page, the page
+// drawn without its lettering, and the annotation of the lettering that reads text.
+func generatedLettering(t *testing.T, seed int64, opt mangapage.Options, text string) (img, plate *image.RGBA, b mangapage.Bubble) {
+	t.Helper()
+	opt.Plate = true
+	p, err := mangapage.Generate(seed, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Bubbles, func(b mangapage.Bubble) bool { return b.Text == text })
+	if i < 0 {
+		t.Fatalf("seed %d no longer letters %s", seed, text)
+	}
+	img, plate = image.NewRGBA(p.Image.Bounds()), image.NewRGBA(p.Image.Bounds())
+	draw.Draw(img, img.Rect, p.Image, img.Rect.Min, draw.Src)
+	draw.Draw(plate, plate.Rect, p.Plate, plate.Rect.Min, draw.Src)
+	return img, plate, p.Bubbles[i]
+}
+
 // A coarse tone of small soft dots, as a scan shared as JPEG gives it (harsh seed 14: dots of
 // two pixels every ten, blurred, on blotchy paper, at JPEG quality 62): its periods repeat
 // hardly closer than a pixel's neighbour, so judged as a fine tone it was no tone, and the
@@ -500,18 +519,7 @@ func TestBlockOnToneNeverCopiesAMissedColumn(t *testing.T) {
 // Judged against how far two of its pixels differ at any offset, its lattice is found and the
 // page comes back as it was drawn without the lettering.
 func TestBlockOnACoarseNoisyToneCarriesTheDotsOn(t *testing.T) {
-	p, err := mangapage.Generate(14, mangapage.Options{Harsh: true, Plate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(p.Bubbles, func(b mangapage.Bubble) bool { return b.Text == "いただきます！" })
-	if i < 0 {
-		t.Fatal("harsh seed 14 no longer letters いただきます！")
-	}
-	b := p.Bubbles[i]
-	img, want := image.NewRGBA(p.Image.Bounds()), image.NewRGBA(p.Image.Bounds())
-	draw.Draw(img, img.Rect, p.Image, img.Rect.Min, draw.Src)
-	draw.Draw(want, want.Rect, p.Plate, want.Rect.Min, draw.Src)
+	img, want, b := generatedLettering(t, 14, mangapage.Options{Harsh: true}, "いただきます！")
 	ink := page.NewMask(b.Box)
 	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
 		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
@@ -558,18 +566,7 @@ func TestBlockErasesTheHaloTheFinderTookForABubble(t *testing.T) {
 // stripes on it. Loosely judged, a lattice must hold on every side of the lettering; failing
 // that, the art is rebuilt from around as before.
 func TestBlockAcrossTwoTonesLaysNoStripes(t *testing.T) {
-	p, err := mangapage.Generate(6, mangapage.Options{Hard: true, Plate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(p.Bubbles, func(b mangapage.Bubble) bool { return b.Text == "私は佐藤美咲。よろしくね。" })
-	if i < 0 {
-		t.Fatal("hard seed 6 no longer letters 私は佐藤美咲。よろしくね。")
-	}
-	want := p.Bubbles[i]
-	img, plate := image.NewRGBA(p.Image.Bounds()), image.NewRGBA(p.Image.Bounds())
-	draw.Draw(img, img.Rect, p.Image, img.Rect.Min, draw.Src)
-	draw.Draw(plate, plate.Rect, p.Plate, plate.Rect.Min, draw.Src)
+	img, plate, want := generatedLettering(t, 6, mangapage.Options{Hard: true}, "私は佐藤美咲。よろしくね。")
 	blocks, pa := find.Manga(img, true)
 	k := slices.IndexFunc(blocks, func(b *page.Block) bool { return b.Box.Overlaps(want.Box) && b.Bubble == nil })
 	if k < 0 {
