@@ -1,6 +1,8 @@
 // Package balloon finds the balloon around lettering whose paper runs on beyond it: a balloon
 // open on one side, drawn across its panel's frame, or cut out of a light tone without an
-// outline, whose paper the gutter, the panel's white or the tone's gaps share.
+// outline, whose paper the gutter, the panel's white or the tone's gaps share; and where
+// balloons drawn over each other share one paper, it tells their speeches apart and parts the
+// paper between them.
 package balloon
 
 import (

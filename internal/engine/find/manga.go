@@ -193,6 +193,14 @@ type blob struct {
 	pix   []int // page pixel indices of the blob's ink
 }
 
+// boxOf is the box of the blobs of grp all told.
+func boxOf(grp []blob) (box image.Rectangle) {
+	for _, b := range grp {
+		box = box.Union(b.Box)
+	}
+	return box
+}
+
 // blocksInRegion finds the lettering among the dark holes of the paper area n (filled with its
 // holes): the blocks its clusters make, and apart, the loose columns found among a light tone's
 // dots. open looks for the body of the balloon around lettering whose paper runs on
@@ -398,7 +406,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	// Where it holds several speeches (balloons drawn over each other, or two shouts open to
 	// one panel's white), the lettering is measured speech by speech: the paper between them,
 	// art and all, is none of theirs.
-	voices := speeches(filled, out, speech)
+	voices := balloon.Speeches(filled, out, speech)
 	lettered := area(all)
 	if len(voices) > 1 {
 		lettered = 0
@@ -437,7 +445,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			}
 			split = append(split, tb)
 		}
-		shareBalloon(filled, split)
+		balloon.Share(filled, split)
 		return split, loose
 	}
 	if len(out) > 1 {

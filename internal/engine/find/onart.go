@@ -124,19 +124,25 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 				bb.Ink++
 			}
 		}
-		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !covered(found, c.Box, b) {
+		// A mass of ink with a core over twice the page's least character wide, and half its own
+		// thickness, is a bar or patch of the art (a black window among a tone's dots, its edges
+		// clipped by a halo short of the density of a solid box): a character's strokes are far
+		// thinner, even a small dense kanji's blurred into a blot (準, 備 on cross-hatching).
+		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !raster.HasCore(bb.pix, g.Stride, c.Box, max(bb.Thick/4, minChar)) && !covered(found, c.Box, b) {
 			blobs = append(blobs, bb)
 		}
 	}
 	var out []*page.Block
+	var groups [][]blob
 	for _, grp := range clusters(blobs, minChar) {
-		grp = pruneGaps(pruneThick(grp), g.Stride)
+		// The stubs pruned may have been all that bridged two groups: lettering and a sound
+		// effect, or the art, across the page.
+		groups = append(groups, clusters(pruneGaps(pruneThick(grp), g.Stride), minChar)...)
+	}
+	for _, grp := range groups {
 		// Lettering on a tone without a halo joins the dots its strokes touch, which fill the
 		// gaps between its columns, swell its size and are read with it: they go.
-		var box image.Rectangle
-		for _, bl := range grp {
-			box = box.Union(bl.Box)
-		}
+		box := boxOf(grp)
 		centres, area := [][2]float64(nil), 0
 		nb.Each(box, 3*minChar, func(j int) {
 			if texture[j] == raster.DotTexture {
@@ -162,11 +168,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 // freeOfTone is grp without the pixels of the tone's dots stuck to its strokes, the tone's lattice
 // fitted to the free dots around it (their centres, and their area all told).
 func freeOfTone(g *image.Gray, pa *page.Analysis, grp []blob, centres [][2]float64, area int) []blob {
-	var box image.Rectangle
-	for _, bl := range grp {
-		box = box.Union(bl.Box)
-	}
-	b := g.Bounds()
+	box, b := boxOf(grp), g.Bounds()
 	if tone, ok := raster.FitTone(centres, [2]float64{float64(box.Min.X+box.Max.X) / 2, float64(box.Min.Y+box.Max.Y) / 2}); ok && len(centres) >= 12 {
 		return unstuck(grp, tone.Stuck(math.Sqrt(float64(area)/float64(len(centres))/math.Pi), func(x, y int) bool { return image.Pt(x, y).In(b) && g.Pix[y*g.Stride+x] < pa.InkSoft }), g.Stride)
 	}
@@ -175,11 +177,7 @@ func freeOfTone(g *image.Gray, pa *page.Analysis, grp []blob, centres [][2]float
 
 // dotCentres are the centres of the dots within reach of grp's box, and their area all told.
 func dotCentres(dots, grp []blob, reach, stride int) (centres [][2]float64, area int) {
-	var box image.Rectangle
-	for _, bl := range grp {
-		box = box.Union(bl.Box)
-	}
-	box = box.Inset(-reach)
+	box := boxOf(grp).Inset(-reach)
 	for _, d := range dots {
 		if d.Box.Overlaps(box) {
 			var m raster.Moments
@@ -232,17 +230,15 @@ func withoutDots(grp []blob, minChar, maxChar int) (out, dots []blob) {
 	return out, dots
 }
 
-// pruneGaps drops from a cluster the small marks that lie between its columns: what the art
-// leaves beside the glyphs (stubs of lines, dots a halo clipped) would join the columns into
-// one, where a dakuten or a 、 sits within its column.
+// pruneGaps drops from a cluster the small marks that lie between its columns, and the pieces
+// that reach across from one column to the next: what the art leaves beside the glyphs (stubs
+// of lines, dots a halo clipped) would join the columns into one, where a dakuten or a 、 sits
+// within its column.
 func pruneGaps(grp []blob, stride int) []blob {
-	var box image.Rectangle
-	for _, b := range grp {
-		box = box.Union(b.Box)
-	}
 	if len(grp) < 3 {
 		return grp
 	}
+	box := boxOf(grp)
 	xs := make([]int, box.Dx())
 	for _, b := range grp {
 		for _, px := range b.pix {
@@ -250,6 +246,42 @@ func pruneGaps(grp []blob, stride int) []blob {
 		}
 	}
 	peak := slices.Max(xs)
+	// A thin piece that reaches across a gap from one column into the next is a line of the art
+	// drawn through the lettering: no character spans two columns. The gap is where the other
+	// pieces hold under a twelfth of the fullest bin (the piece alone fills it), and the columns
+	// either side are twice as wide as it (the hollow down a column of い is not).
+	crosses := func(b blob) bool {
+		if b.Box.Dx() < 2*b.Box.Dy() {
+			return false
+		}
+		other := slices.Clone(xs)
+		for _, px := range b.pix {
+			other[px%stride-box.Min.X]--
+		}
+		col := func(x int) bool { return other[x]*12 >= peak }
+		lo, hi := b.Box.Min.X-box.Min.X, b.Box.Max.X-box.Min.X
+		for x := lo; x < hi; {
+			if col(x) {
+				x++
+				continue
+			}
+			g0 := x
+			for x < hi && !col(x) {
+				x++
+			}
+			left, right := 0, 0
+			for k := g0 - 1; k >= 0 && col(k); k-- {
+				left++
+			}
+			for k := x; k < len(other) && col(k); k++ {
+				right++
+			}
+			if g0 > lo && x < hi && min(left, right) >= 2*(x-g0) {
+				return true
+			}
+		}
+		return false
+	}
 	var out []blob
 	for _, b := range grp {
 		in := 0
@@ -258,7 +290,7 @@ func pruneGaps(grp []blob, stride int) []blob {
 				in++
 			}
 		}
-		if in*2 >= b.Box.Dx() {
+		if in*2 >= b.Box.Dx() && !crosses(b) {
 			out = append(out, b)
 		}
 	}

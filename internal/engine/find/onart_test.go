@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
@@ -28,6 +29,9 @@ func TestMangaFindsTextOnArt(t *testing.T) {
 		// Coarse dot tone, no halo: dots stuck to every stroke fill the narrow gaps between
 		// the columns.
 		{23, "君は一人じゃない。", 3},
+		// Speed lines drawn through the lettering, no halo: a line's stub reaches from one
+		// column across the gap into the next.
+		{3, "私、ずっと先輩のことが好きでした。", 3},
 	} {
 		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: true})
 		if err != nil {
@@ -154,6 +158,39 @@ func TestMangaFindsAColumnAmongArtOnce(t *testing.T) {
 	for _, o := range blocks {
 		if o != b && raster.OverlapRatio(o.Box, want.Box) > 0.3 {
 			t.Errorf("%q at %v found twice: as %v and as %v", text, want.Box, b.Box, o.Box)
+		}
+	}
+}
+
+// Free text on the art, found on the whole page (a crop changes what the paper finder sees):
+// lettering on speed lines beside a sound effect, whose lines' stubs chain the two into one group
+// and without those stubs they are two; and lettering by a panel's frame, its first column over
+// a tone with black windows that its halo clips short of solid boxes, which are no strokes of
+// it. Each is found as its columns, not with what was about it (a furigana-sized speck of the tone
+// beside them may come along: erased, it is rebuilt with the tone).
+func TestMangaFindsTextOnArtOnTheWholePage(t *testing.T) {
+	for _, c := range []struct {
+		seed  int64
+		text  string
+		lines int
+	}{
+		{3, "私、ずっと先輩のことが好きでした。", 3},
+		{14, "ちょっと待って！", 2},
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "ja", Hard: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want image.Rectangle
+		for _, bb := range p.Bubbles {
+			if bb.Text == c.text && bb.Kind == mangapage.KindFree {
+				want = bb.Box
+			}
+		}
+		blocks, _ := Manga(p.RGBA(), true)
+		b := found(blocks, want)
+		if b == nil || !b.Vertical || len(b.Lines) != c.lines || slices.ContainsFunc(b.Lines, func(l image.Rectangle) bool { return !l.In(want.Inset(-b.Char / 2)) }) {
+			t.Errorf("seed %d: %q at %v found as %v, want its %d columns", c.seed, c.text, want, b, c.lines)
 		}
 	}
 }

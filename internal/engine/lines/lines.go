@@ -76,10 +76,9 @@ func Split(m *page.Mask, minChar int) *Layout {
 			vertical = xg*3 >= yg*2
 		}
 	}
-	// A last row of nothing but small marks side by side is the 。 that end columns of equal
-	// length: horizontal lettering sets its 。 on the baseline of the row it ends, never in a
-	// row of its own.
-	if !strong && !vertical && len(rows) >= 2 && len(cols) >= 2 && punctuationRow(ink, w, h, rows) {
+	// A last row of nothing but small marks is the 。 that end columns: horizontal lettering
+	// sets its 。 on the baseline of the row it ends, never in a row of its own.
+	if !strong && !vertical && len(rows) >= 2 && len(cols) >= 2 && punctuationRow(ink, w, h, rows, cols) {
 		vertical = true
 	}
 	// Rows flush on the right and ragged on the left are columns read from the right whose last
@@ -181,10 +180,11 @@ func Split(m *page.Mask, minChar int) *Layout {
 	return lay
 }
 
-// punctuationRow reports whether the last of rows (segments of the w×h ink mask) is a row of two
-// or more marks, each under half as wide as the other rows are thick and the row itself under a
-// third as thick.
-func punctuationRow(ink []bool, w, h int, rows [][2]int) bool {
+// punctuationRow reports whether the last of rows (segments of the w×h ink mask) is a row of
+// marks, each under half as wide as the other rows are thick and the row itself under a third as
+// thick: two or more side by side, or one that lies within one of cols and right under its ink
+// (the 。 of the one column that is longest, 来る。 beside 誰か and 静か), not a speck apart.
+func punctuationRow(ink []bool, w, h int, rows, cols [][2]int) bool {
 	var thick []int
 	for _, s := range rows[:len(rows)-1] {
 		thick = append(thick, extent(ink, w, h, s, false).Dy())
@@ -206,6 +206,19 @@ func punctuationRow(ink []bool, w, h int, rows [][2]int) bool {
 	for _, m := range marks {
 		if (m[1]-m[0])*2 > c {
 			return false
+		}
+	}
+	if len(marks) == 1 {
+		m := marks[0]
+		for _, col := range cols {
+			if m[0] < col[0] || m[1] > col[1] {
+				continue
+			}
+			for y := last[0] - 1; y >= 0 && last[0]-y <= c/2; y-- {
+				if slices.Contains(ink[y*w+col[0]:y*w+col[1]], true) {
+					return true
+				}
+			}
 		}
 	}
 	return len(marks) >= 2

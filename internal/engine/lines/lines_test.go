@@ -164,6 +164,28 @@ func TestSplitColumnsEndingInPunctuationSideBySide(t *testing.T) {
 	}
 }
 
+// Three columns of two characters (静か|誰か|来る。), only the last ending in a 。, set with their
+// characters farther apart than their columns: as rows the block reads better, but its last row
+// would be a lone 。, which horizontal lettering never sets in a row of its own. A speck as far
+// below the lettering as a row is apart is no such mark, and rows stay rows.
+func TestSplitColumnsOneEndingInPunctuation(t *testing.T) {
+	var chars []image.Rectangle
+	for i, x := range []int{36, 18, 0} {
+		chars = append(chars, image.Rect(x, 0, x+16, 16), image.Rect(x, 24, x+16, 40))
+		if i == 2 {
+			chars = append(chars, image.Rect(x+4, 43, x+10, 48))
+		}
+	}
+	lay := Split(inked(chars), 7)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 3 {
+		t.Fatalf("three columns, the last ending in 。, laid out as %+v, want three columns", lay)
+	}
+	chars[len(chars)-1] = image.Rect(4, 50, 10, 55)
+	if lay := Split(inked(chars), 7); lay == nil || lay.Vertical {
+		t.Fatalf("rows with a speck well below them laid out as %+v, want rows", lay)
+	}
+}
+
 // Columns of a few characters side by side (全然。|今|来た|ところ。) whose characters line up in
 // rows, a speck of noise in each gap between them: the faint gaps between the characters are no
 // rows, and the block stays columns.

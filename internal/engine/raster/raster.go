@@ -144,6 +144,17 @@ func BoxBlur(g *image.Gray, r int) *image.Gray {
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 
+// HasCore reports whether the pixels pix (indices into an image of the given stride, within box)
+// hold a square 2r+1 wide that is all theirs: a mass of ink rather than strokes thinner than that.
+func HasCore(pix []int, stride int, box image.Rectangle, r int) bool {
+	w, h := box.Dx(), box.Dy()
+	m := make([]bool, w*h)
+	for _, p := range pix {
+		m[(p/stride-box.Min.Y)*w+p%stride-box.Min.X] = true
+	}
+	return slices.Contains(SquareFilter(m, w, h, r, true), true)
+}
+
 // SquareFilter shrinks (all) or grows (!all) the w×h mask m by a square of radius r, as two
 // passes of running counts, so that its cost does not grow with r. Outside the mask is off.
 func SquareFilter(m []bool, w, h, r int, all bool) []bool {

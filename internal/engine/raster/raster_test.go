@@ -181,3 +181,25 @@ func TestCoresKeepTheStrokesCoreAndDropTheDots(t *testing.T) {
 		}
 	}
 }
+
+// A black box 40 px wide (of an image 100 px wide) has a core 17 px wide; the outline of a
+// character as large, its strokes 6 px thick, has none.
+func TestHasCoreTellsAMassFromStrokes(t *testing.T) {
+	const stride = 100
+	box := image.Rect(30, 20, 70, 80)
+	var mass, strokes []int
+	for y := box.Min.Y; y < box.Max.Y; y++ {
+		for x := box.Min.X; x < box.Max.X; x++ {
+			mass = append(mass, y*stride+x)
+			if x < box.Min.X+6 || x >= box.Max.X-6 || y < box.Min.Y+6 || y >= box.Max.Y-6 || (y >= 47 && y < 53) {
+				strokes = append(strokes, y*stride+x)
+			}
+		}
+	}
+	if !HasCore(mass, stride, box, 8) {
+		t.Error("a solid box 40 px wide has no core 17 px wide")
+	}
+	if HasCore(strokes, stride, box, 8) {
+		t.Error("strokes 6 px thick hold a core 17 px wide")
+	}
+}
