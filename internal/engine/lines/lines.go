@@ -182,8 +182,9 @@ func Split(m *page.Mask, minChar int) *Layout {
 
 // punctuationRow reports whether the last of rows (segments of the w×h ink mask) is a row of
 // marks, each under half as wide as the other rows are thick and the row itself under a third as
-// thick: two or more side by side, or one that lies within one of cols and right under its ink
-// (the 。 of the one column that is longest, 来る。 beside 誰か and 静か), not a speck apart.
+// thick: two or more side by side, or one a quarter as wide and tall as the rows are thick that
+// lies within one of cols and right under its ink (the 。 of the one column that is longest,
+// 来る。 beside 誰か and 静か), not a speck of noise under a row or one apart.
 func punctuationRow(ink []bool, w, h int, rows, cols [][2]int) bool {
 	var thick []int
 	for _, s := range rows[:len(rows)-1] {
@@ -208,7 +209,7 @@ func punctuationRow(ink []bool, w, h int, rows, cols [][2]int) bool {
 			return false
 		}
 	}
-	if len(marks) == 1 {
+	if len(marks) == 1 && min(marks[0][1]-marks[0][0], last[1]-last[0])*4 >= c {
 		m := marks[0]
 		for _, col := range cols {
 			if m[0] < col[0] || m[1] > col[1] {
