@@ -177,8 +177,6 @@ func addInk(g *image.Gray, tb *page.Block, k int, pieces ...blob) {
 // stride.
 func markPix(m *page.Mask, stride int, pieces ...blob) {
 	for _, p := range pieces {
-		for _, px := range p.pix {
-			m.Mask[(px/stride-m.Box.Min.Y)*m.Box.Dx()+px%stride-m.Box.Min.X] = true
-		}
+		raster.MarkPix(m.Mask, m.Box, stride, p.pix)
 	}
 }

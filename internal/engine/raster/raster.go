@@ -144,14 +144,24 @@ func BoxBlur(g *image.Gray, r int) *image.Gray {
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 
+// MarkPix sets in m, a mask over box, the pixels pix (indices into an image of the given stride).
+func MarkPix(m []bool, box image.Rectangle, stride int, pix []int) {
+	for _, p := range pix {
+		m[(p/stride-box.Min.Y)*box.Dx()+p%stride-box.Min.X] = true
+	}
+}
+
 // HasCore reports whether the pixels pix (indices into an image of the given stride, within box)
 // hold a square 2r+1 wide that is all theirs: a mass of ink rather than strokes thinner than that.
+// It is asked of every candidate stroke of a page, most far too small to hold the square, which
+// are answered without a mask.
 func HasCore(pix []int, stride int, box image.Rectangle, r int) bool {
-	w, h := box.Dx(), box.Dy()
-	m := make([]bool, w*h)
-	for _, p := range pix {
-		m[(p/stride-box.Min.Y)*w+p%stride-box.Min.X] = true
+	w, h, side := box.Dx(), box.Dy(), 2*r+1
+	if min(w, h) < side || len(pix) < side*side {
+		return false
 	}
+	m := make([]bool, w*h)
+	MarkPix(m, box, stride, pix)
 	return slices.Contains(SquareFilter(m, w, h, r, true), true)
 }
 
