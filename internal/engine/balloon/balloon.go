@@ -89,13 +89,15 @@ func openedBalloon(filled *page.Mask, paper func(x, y int) bool, text image.Rect
 }
 
 // fillMarks fills the holes of the paper m (w wide, h high) that are marks the lettering in text
-// (of characters char across) set apart: within two characters of its box, from a sixth of a
-// character to one across (a ！ or … below a column). A hole in a balloon is art crossing it,
-// which erasing keeps: the ！ stayed under the English (おい！, hard seeds 11 and 21), and near
-// the balloon's edge the opening carved a slit from it out of the balloon. Specks of grain stay
-// holes, and so do a tone's dots beyond the lettering's margin: a balloon cut out of a tone is its
-// clean paper. The frames are cut first: filled, a ！ at a balloon's open foot would let the walk
-// down from the lettering pass it and cut the balloon above it.
+// (of characters char across) set apart: from a sixth of a character to one across, within two
+// characters of its box and under or over it, as a ！ or … set a character below its column is.
+// A hole in a balloon is art crossing it, which erasing keeps: the ！ stayed under the English
+// (おい！, hard seeds 11 and 21), and near the balloon's edge the opening carved a slit from it
+// out of the balloon. Specks of grain stay holes, and so do a tone's dots beyond the lettering's
+// margin (a balloon cut out of a tone is its clean paper) and pieces of art beside the columns,
+// which may be all that closes the balloon there (a figure's hair where it crosses the outline,
+// other faces seed 17). The frames are cut first: filled, a ！ at a balloon's open foot would let
+// the walk down from the lettering pass it and cut the balloon above it.
 func fillMarks(m []bool, w, h int, text image.Rectangle, char int) {
 	holes := &raster.Bitmap{W: w, H: h, On: make([]bool, len(m))}
 	for i, on := range m {
@@ -106,7 +108,8 @@ func fillMarks(m []bool, w, h int, text image.Rectangle, char int) {
 	mark := make([]bool, len(l.Comps))
 	for i, c := range l.Comps {
 		size := max(c.Box.Dx(), c.Box.Dy())
-		mark[i] = size*6 >= char && size <= char && c.Box.In(near) && c.Box.Min.X > 0 && c.Box.Min.Y > 0 && c.Box.Max.X < w && c.Box.Max.Y < h
+		under := c.Box.Min.X < text.Max.X && text.Min.X < c.Box.Max.X
+		mark[i] = size*6 >= char && size <= char && under && c.Box.In(near) && c.Box.Min.X > 0 && c.Box.Min.Y > 0 && c.Box.Max.X < w && c.Box.Max.Y < h
 	}
 	for i, id := range l.ID {
 		if id != 0 && mark[id-1] {

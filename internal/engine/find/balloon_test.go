@@ -177,12 +177,15 @@ func TestMangaBubbleHoldsTheMarksGivenBack(t *testing.T) {
 // break its paper into short runs, still has its body as before (harsh seed 22). One filled with
 // a coarse tone on a black panel, whose arc only grazes the frame (a neck narrower than its
 // lettering), is cut there too, its dots taken for its paper (harsh seed 1: it was free text,
-// erased and lettered in a box).
+// erased and lettered in a box). A balloon whose outline a figure's hair crosses keeps its body
+// too: the pieces of hair beside its columns, small holes in its paper, are no marks set apart
+// (filled as the balloon's paper, they opened it onto the panel: other faces seed 17).
 func TestBalloonAcrossThePanelsFrameKeepsItsBody(t *testing.T) {
 	for _, c := range []seeded{
 		{23, mangapage.Options{}, "緊張してる？"},
 		{22, mangapage.Options{Harsh: true}, "その手を離せ！"},
 		{1, mangapage.Options{Harsh: true}, "まだだ…まだ終わってない！"},
+		{17, mangapage.Options{OtherFaces: true}, "待ってたぜ、この瞬間を！"},
 	} {
 		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
