@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
@@ -414,5 +415,23 @@ func TestEmptyingAgainstThePlate(t *testing.T) {
 	}
 	if r, _ := residue(src, plate, haloLeft, b); r <= maxCleanResidue {
 		t.Errorf("the glyphs erased to black inside their white halo: residue %.3f, want ghosts", r)
+	}
+}
+
+// A page Tesseract alone was stopped on counts in neither its time nor the ratio to it, and the
+// report says so.
+func TestBaselineStopped(t *testing.T) {
+	results := map[string][]pageResult{"ja": {
+		{Seconds: 2, BaselineSeconds: 8},
+		{Seconds: 3, BaselineStopped: true},
+		{Seconds: 1, BaselineSeconds: 4},
+	}}
+	md := markdown("test pages", config{Srcs: []string{"ja"}, Engine: "ocr", Mode: "standard"}, results)
+	// Tesseract alone: (8+4)/2 = 6.00 s a page; the engine took 3 s on those pages: 0.25×.
+	if !strings.Contains(md, "| 2.00 | 3.00 | 0.50 | 6.00 | 0.25 |") {
+		t.Errorf("speed columns not over the pages Tesseract alone finished:\n%s", md)
+	}
+	if !strings.Contains(md, "stopped after 1m30s on 1 of 3 pages") {
+		t.Errorf("no note of the stopped page:\n%s", md)
 	}
 }

@@ -21,11 +21,16 @@ type tally struct {
 	Blocks, Extra int
 	// Sent and Unmatched count the blocks sent to the translator and those of them that match
 	// no annotated text, to which the oracle answers nothing.
-	Sent, Unmatched  int
-	Seconds          []float64
-	BaselineSeconds  float64
-	Transcripts      int
-	CleanedResponses int
+	Sent, Unmatched int
+	Seconds         []float64
+	// BaselineSeconds is Tesseract alone over the BaselinePages it finished, on which the engine
+	// took BaselineEngineSeconds.
+	BaselineSeconds       float64
+	BaselinePages         int
+	BaselineEngineSeconds float64
+	BaselineStopped       int
+	Transcripts           int
+	CleanedResponses      int
 }
 
 func (t *tally) add(r pageResult) {
@@ -42,7 +47,14 @@ func (t *tally) add(r pageResult) {
 		}
 	}
 	t.Seconds = append(t.Seconds, r.Seconds)
-	t.BaselineSeconds += r.BaselineSeconds
+	if r.BaselineSeconds > 0 {
+		t.BaselineSeconds += r.BaselineSeconds
+		t.BaselinePages++
+		t.BaselineEngineSeconds += r.Seconds
+	}
+	if r.BaselineStopped {
+		t.BaselineStopped++
+	}
 	if r.Transcript {
 		t.Transcripts++
 	}
@@ -185,8 +197,11 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 		}
 		base, ratio := "–", "–"
 		if t.BaselineSeconds > 0 {
-			mean := t.BaselineSeconds / float64(t.Pages)
-			base, ratio = fmt.Sprintf("%.2f", mean), fmt.Sprintf("%.2f", t.meanSeconds()/mean)
+			base = fmt.Sprintf("%.2f", t.BaselineSeconds/float64(t.BaselinePages))
+			ratio = fmt.Sprintf("%.2f", t.BaselineEngineSeconds/t.BaselineSeconds)
+		}
+		if t.BaselineStopped > 0 {
+			notes = append(notes, fmt.Sprintf("%s: Tesseract alone was stopped after %s on %d of %d pages; its time and the ratio to it are over the other pages.", src, baselineLimit, t.BaselineStopped, t.Pages))
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %.3f | %s | %s | %.2f | %.2f | %.2f | %s | %s |\n",
 			src, t.Pages, t.Bubbles, pct(t.Read, t.Bubbles), t.meanCER(), pct(t.WordsFound, t.WordsTotal),
