@@ -138,8 +138,10 @@ func CJK(ctx context.Context, r Reader, pa *page.Analysis, blocks []*page.Block,
 		evs = append(evs, ev)
 		detected := detectCJK(blocks, rs)
 		// Vertical columns with kana are Japanese beyond doubt (Korean is not set vertically,
-		// and Chinese has no kana), however many shapes of art read as horizontal "lines".
-		if lang == "ja" && (detectCJK(verticalOnly(blocks, rs)) == "ja" || (detected == "ja" && MostlyVertical(blocks))) &&
+		// and Chinese has no kana), however many shapes of art read as horizontal "lines". Two
+		// blocks of them at least: a lone small shape in a Chinese page's balloon may read as two
+		// kana (ルル) with some confidence.
+		if lang == "ja" && (kanaColumns(verticalOnly(blocks, rs)) || (detected == "ja" && MostlyVertical(blocks))) &&
 			(lat == nil || ev.score > lat.score) {
 			best, reason = ev, "Japanese: kana in vertical columns"
 			break
@@ -206,6 +208,18 @@ func latinScore(lat *evidence) float64 {
 		return 0
 	}
 	return lat.score
+}
+
+// kanaColumns reports whether the blocks' confident readings are Japanese, with kana in two
+// blocks or more.
+func kanaColumns(blocks []*page.Block, rs []page.Reading) bool {
+	n := 0
+	for _, r := range rs {
+		if r.Conf >= MinReadConf && lang.CountScripts(r.Text).Kana > 0 {
+			n++
+		}
+	}
+	return n >= 2 && detectCJK(blocks, rs) == "ja"
 }
 
 // verticalOnly keeps the vertical blocks and their readings.

@@ -1,8 +1,11 @@
 package detect
 
 import (
+	"image"
 	"slices"
 	"testing"
+
+	"github.com/vtsproject/vts/internal/engine/page"
 )
 
 // Among Latin-script candidates the common words decide; with no evidence the first candidate,
@@ -59,5 +62,25 @@ func TestScriptFit(t *testing.T) {
 	}
 	if f := scriptFit("Hangul", "안녕하세요 너", 6); f < 0.99 {
 		t.Errorf("Korean words fit Hangul %.2f", f)
+	}
+}
+
+// Kana in vertical columns are Japanese beyond doubt only from two blocks or more: a lone small
+// shape in a Chinese page's balloon read as two kana with some confidence (ルル, 0.62) is not.
+func TestKanaColumnsNeedTwoBlocks(t *testing.T) {
+	col := func() *page.Block {
+		return &page.Block{Vertical: true, Lines: []image.Rectangle{image.Rect(0, 0, 20, 60)}}
+	}
+	one := []page.Reading{{Text: "ルル", Conf: 0.62}}
+	if kanaColumns([]*page.Block{col()}, one) {
+		t.Error("one block of two kana taken for Japanese columns")
+	}
+	two := []page.Reading{{Text: "ルル", Conf: 0.62}, {Text: "行くぞ", Conf: 0.9}}
+	if !kanaColumns([]*page.Block{col(), col()}, two) {
+		t.Error("two columns with kana not taken for Japanese")
+	}
+	unsure := []page.Reading{{Text: "ルル", Conf: 0.62}, {Text: "行くぞ", Conf: 0.4}}
+	if kanaColumns([]*page.Block{col(), col()}, unsure) {
+		t.Error("a reading without confidence counted")
 	}
 }

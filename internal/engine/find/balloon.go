@@ -71,24 +71,3 @@ func mergeColumns(g *image.Gray, out []*page.Block, made [][]blob, pa *page.Anal
 	}
 	return out, made
 }
-
-// dropContained removes specks found inside another block's bubble (a stray mark of punctuation
-// that clustered alone), erasing a bubble cleans all of its interior anyway, and those whose ink
-// the lettering of a bubble holds (a mark another finder took for lettering of its own, which the
-// bubble's block took back).
-func dropContained(blocks []*page.Block) []*page.Block {
-	var out []*page.Block
-next:
-	for _, b := range blocks {
-		for _, o := range blocks {
-			if o == b || o.Bubble == nil || area(b.Box) >= area(o.Box) || len(b.Lines) != 1 {
-				continue
-			}
-			if b.Box.In(o.Box) && b.InkHeldBy(o) || b.Box.In(o.Bubble.Box) && o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
-				continue next
-			}
-		}
-		out = append(out, b)
-	}
-	return out
-}

@@ -1,7 +1,9 @@
 package find
 
 import (
+	"cmp"
 	"image"
+	"slices"
 
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
@@ -110,4 +112,33 @@ func balloonSized(r, pb image.Rectangle) bool {
 // stroke says whether a component of faint ink is long enough to be part of a character.
 func stroke(c raster.Component, minChar int) bool {
 	return max(c.Box.Dx(), c.Box.Dy())*2 >= minChar
+}
+
+// pruneThick drops from a cluster the shapes far thicker than its typical line (by ink), which
+// is art the lettering touched: a column beside a figure's hair must not be lost with it.
+func pruneThick(grp []blob) []blob {
+	if len(grp) < 2 {
+		return grp
+	}
+	byThick := slices.Clone(grp)
+	slices.SortFunc(byThick, func(a, b blob) int { return cmp.Compare(a.Thick, b.Thick) })
+	total := 0
+	for _, b := range byThick {
+		total += b.Ink
+	}
+	typical, acc := byThick[0].Thick, 0
+	for _, b := range byThick {
+		acc += b.Ink
+		if acc*2 >= total {
+			typical = b.Thick
+			break
+		}
+	}
+	var out []blob
+	for _, b := range grp {
+		if b.Thick*10 <= typical*22 {
+			out = append(out, b)
+		}
+	}
+	return out
 }

@@ -4,7 +4,6 @@
 package find
 
 import (
-	"cmp"
 	"image"
 	"image/color"
 	"slices"
@@ -93,7 +92,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			}
 		}
 	}
-	blocks = dropContained(blocks)
+	blocks = page.DropContained(blocks)
 	page.Order(blocks, rtl)
 	return blocks, pa
 }
@@ -210,14 +209,16 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	w := box.Dx()
 	hole := holes(g, ll, n, filled, pa, minChar, open) // not on a page's negative: its boxes are flat
 	hl := raster.Label(hole, true)
-	var blobs, solid, specks []blob
+	var blobs, solid, specks, bars []blob
 	// The ！ that ends a column, a bar over a dot, is too thin and too heavy beside the column's
 	// characters to join them (and in bold lettering so solid it is left out with the pupils),
-	// and the dots of a … that ends a line too small: once the lines are found, they are given
-	// back to the line they end.
+	// the dots of a … that ends a line too small, and a character that is one thin stroke (the ー
+	// of キャー！, 一) passes for a speed line: once the lines are found, they are given back to the
+	// line they belong to.
 	defer func() {
-		pieces := slices.Concat(solid, blobs, specks)
+		pieces := slices.Concat(solid, blobs, specks, bars)
 		for _, tb := range slices.Concat(out, loose) {
+			barsOfLines(g, tb, bars)
 			dotsAtEnd(g, pa, tb, pieces)
 			exclamationAtFoot(g, tb, pieces)
 			// A body found for the lettering without them that does not hold them is the
@@ -232,9 +233,10 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		if thick > maxChar*5/4 || length < 2 {
 			continue
 		}
-		// Speed lines, hatching strokes and panel edges: long and thin, never a character
-		// nor a column of them.
-		if thick < minChar && thick*6 < length {
+		// Speed lines, hatching strokes and panel edges: long and thin, never a column of
+		// characters; one no longer than a character may be one (ー, 一), kept apart.
+		bar := thick < minChar && thick*6 < length
+		if bar && length*2 > maxChar*3 {
 			continue
 		}
 		bb := blob{Box: c.Box.Add(box.Min), Thick: thick}
@@ -257,6 +259,10 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 					bb.pix = append(bb.pix, px)
 				}
 			}
+		}
+		if bar {
+			bars = append(bars, bb)
+			continue
 		}
 		if length < minChar/2 || bb.Ink < 3 {
 			if len(bb.pix) >= 2 {
@@ -490,35 +496,6 @@ func artless(grp []blob, minChar int) (out []blob, art int) {
 		out = slices.Delete(out, thickest, thickest+1)
 	}
 	return out, art
-}
-
-// pruneThick drops from a cluster the shapes far thicker than its typical line (by ink), which
-// is art the lettering touched: a column beside a figure's hair must not be lost with it.
-func pruneThick(grp []blob) []blob {
-	if len(grp) < 2 {
-		return grp
-	}
-	byThick := slices.Clone(grp)
-	slices.SortFunc(byThick, func(a, b blob) int { return cmp.Compare(a.Thick, b.Thick) })
-	total := 0
-	for _, b := range byThick {
-		total += b.Ink
-	}
-	typical, acc := byThick[0].Thick, 0
-	for _, b := range byThick {
-		acc += b.Ink
-		if acc*2 >= total {
-			typical = b.Thick
-			break
-		}
-	}
-	var out []blob
-	for _, b := range grp {
-		if b.Thick*10 <= typical*22 {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // makeBlock decides whether a cluster of blobs is lettering of least characters or more (two,

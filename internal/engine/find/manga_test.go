@@ -2,6 +2,7 @@ package find
 
 import (
 	"image"
+	"image/color"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
@@ -256,6 +257,7 @@ func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
 	}{
 		{3, true, "まかせて！"},
 		{21, false, "くそっ…間に合わない！"},
+		{12, true, "キャー！"}, // its ー, a stroke as thin as a speed line, between them
 	} {
 		b, blocks, want := lettering(t, c.seed, mangapage.Options{Hard: c.hard}, c.text)
 		if b == nil {
@@ -267,6 +269,66 @@ func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
 		for _, o := range blocks {
 			if o != b && o.Box.In(b.Box) {
 				t.Errorf("%q: a block %v of its own inside it", c.text, o.Box)
+			}
+		}
+	}
+}
+
+// The long-vowel bars that end a line, thin strokes a character long set along it (upright in a
+// column), are given back to it, in either direction, and so is a 一 across a column before its
+// first character (the lower stroke of 二, whose upper one touched a panel's frame); a stroke
+// beside the line or longer than a character (a speed line) is not.
+func TestLongVowelBarsEndTheirLine(t *testing.T) {
+	for _, vertical := range []bool{true, false} {
+		g := image.NewGray(image.Rect(0, 0, 160, 160))
+		for i := range g.Pix {
+			g.Pix[i] = 255
+		}
+		// at is a box along and across the line's direction.
+		at := func(along, across, length, width int) image.Rectangle {
+			if vertical {
+				return image.Rect(across, along, across+width, along+length)
+			}
+			return image.Rect(along, across, along+length, across+width)
+		}
+		bar := func(r image.Rectangle) blob {
+			var b blob
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				for x := r.Min.X; x < r.Max.X; x++ {
+					g.SetGray(x, y, color.Gray{})
+					b.pix = append(b.pix, y*g.Stride+x)
+				}
+			}
+			b.Box, b.Ink, b.Thick = r, len(b.pix), min(r.Dx(), r.Dy())
+			return b
+		}
+		// Three characters 16 across, 2 apart, on the axis 28.
+		for i := range 3 {
+			drawOutline(g, at(24+18*i, 20, 16, 16), 2)
+		}
+		b := blockOf(g)
+		if b == nil || b.Vertical != vertical || len(b.Lines) != 1 {
+			t.Fatalf("vertical %v: block %+v", vertical, b)
+		}
+		// Two bars 14 long after the line, on its axis; a bar beside where they are; a stroke
+		// three characters long after them; in a column, a bar across it before its start.
+		ends := []blob{bar(at(81, 27, 14, 3)), bar(at(99, 27, 14, 3))}
+		aside := bar(at(81, 2, 14, 3))
+		long := bar(at(117, 27, 40, 3))
+		given := []blob{aside, long, ends[1], ends[0]}
+		want := at(24, 20, 89, 16)
+		if vertical {
+			ends = append(ends, bar(at(18, 21, 3, 14)))
+			given = append(given, ends[2])
+			want = at(18, 20, 95, 16)
+		}
+		barsOfLines(g, b, given)
+		if b.Lines[0] != want || b.Box != want {
+			t.Errorf("vertical %v: line %v in %v, want %v: the two bars and nothing else", vertical, b.Lines[0], b.Box, want)
+		}
+		for _, e := range ends {
+			if !b.InkAt(e.Box.Min.X+1, e.Box.Min.Y+1) {
+				t.Errorf("vertical %v: the bar at %v is not the block's ink", vertical, e.Box)
 			}
 		}
 	}

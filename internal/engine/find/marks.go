@@ -4,6 +4,7 @@ import (
 	"image"
 	"slices"
 
+	"github.com/vtsproject/vts/internal/engine/lines"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -35,6 +36,20 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 				addInk(g, tb, k, bar, dot)
 				return
 			}
+		}
+	}
+}
+
+// barsOfLines gives back to the lines of tb the characters of one thin stroke among bars, which
+// passed for speed lines (lines.Bars: the ー of キャー！, 一).
+func barsOfLines(g *image.Gray, tb *page.Block, bars []blob) {
+	boxes := make([]image.Rectangle, len(bars))
+	for i, b := range bars {
+		boxes[i] = b.Box
+	}
+	for k, idx := range lines.Bars(tb.Lines, tb.Vertical, tb.Char, boxes) {
+		for _, i := range idx {
+			addInk(g, tb, k, bars[i])
 		}
 	}
 }

@@ -37,3 +37,24 @@ func Order(blocks []*Block, rtl bool) {
 		out = append(out, row...)
 	}
 }
+
+// DropContained removes specks found inside another block's bubble (a stray mark of punctuation
+// that clustered alone), erasing a bubble cleans all of its interior anyway, and those whose ink
+// the lettering of a bubble holds (a mark another finder took for lettering of its own, which the
+// bubble's block took back).
+func DropContained(blocks []*Block) []*Block {
+	var out []*Block
+next:
+	for _, b := range blocks {
+		for _, o := range blocks {
+			if o == b || o.Bubble == nil || b.Box.Dx()*b.Box.Dy() >= o.Box.Dx()*o.Box.Dy() || len(b.Lines) != 1 {
+				continue
+			}
+			if b.Box.In(o.Box) && b.InkHeldBy(o) || b.Box.In(o.Bubble.Box) && o.Bubble.Has((b.Box.Min.X+b.Box.Max.X)/2, (b.Box.Min.Y+b.Box.Max.Y)/2) {
+				continue next
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}

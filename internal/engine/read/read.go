@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,8 +14,7 @@ import (
 	"sync"
 	"unicode"
 
-	"golang.org/x/image/draw"
-
+	"github.com/vtsproject/vts/internal/engine/crops"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 	"github.com/vtsproject/vts/internal/lang"
@@ -24,14 +22,10 @@ import (
 
 // Reading manga lettering. Each line (column or row) is read as its own crop, prepared the way
 // Tesseract's CJK models read best: only the line's own ink (no bubble outline, no tail, no
-// furigana), black on white, scaled so a character is about readPx tall, padded. All crops of a
+// furigana), black on white, scaled and padded (package crops). All crops of a
 // page go to one Tesseract process as a list of images, one that loaded its model while the page
 // was being found (warm.go); lines read with doubt get a second look in a preparation that keeps
 // the ink's grey anti-aliasing, and the reading with the better confidence is kept.
-
-// readPx is the character size crops are scaled to. Tesseract's LSTM models see text lines
-// normalised to a fixed height; around 48 px they stop losing detail of dense kanji.
-const readPx = 48
 
 // sureConf is the confidence above which a line's first reading is kept without a second look.
 // Below it the crisp preparation often reads a character twice or drops a dakuten, with fair
@@ -39,156 +33,6 @@ const readPx = 48
 // ですか at 0.95): on our pages the second look at lines under 0.95 reads 9 bubbles better and
 // none worse, at a cost lost in the noise of a page's seconds (docs/BENCHMARKS.md).
 const sureConf = 0.95
-
-// greyReach is how far the grey preparation reaches from b's mask: a few pixels, an eighth of a
-// character, through the soft edges and faint parts of its strokes.
-func greyReach(b *page.Block) int { return max(2, b.Char/8) }
-
-// cropFor renders one line (column or row) of b's main lettering on white, scaled and padded.
-// Tesseract reads a lone column far better than a block of columns of uneven length, whose
-// layout it often misjudges. reach 0 is the crisp preparation, the mask in black; otherwise the
-// grey one, the ink reached from the mask through dark pixels within reach steps.
-func cropFor(g *image.Gray, b *page.Block, l image.Rectangle, reach int, inkMax uint8) *image.Gray {
-	soft := reach > 0
-	src := image.NewGray(l)
-	for i := range src.Pix {
-		src.Pix[i] = 255
-	}
-	light := b.Paper.A != 0 && page.Luma(b.Paper) < 128 // lettering light on a dark box: read its negative
-	at := func(x, y int) uint8 {
-		if light {
-			return 255 - g.GrayAt(x, y).Y
-		}
-		return g.GrayAt(x, y).Y
-	}
-	// The grey preparation keeps the strokes' anti-aliasing and their faint parts: the ink
-	// reached from the mask through pixels darker than the paper's edge, a few pixels deep,
-	// stretched so the line's darkest ink is black and the paper's edge stays where it was.
-	// Small lettering scanned at a low resolution is grey, its strokes thinner than a pixel and
-	// lighter than the mask takes them, and read at a fifth of its contrast Tesseract loses them.
-	// In a balloon filled with a coarse tone neither keeps the specks far smaller than any mark of
-	// the lettering (a dakuten's tick or a 、 is several times larger), the tone's dots the mask
-	// took in beside the strokes, which Tesseract reads as strokes (終わりだ！ was not read at
-	// all). Elsewhere they stay: on art they are as likely what the art left of a stroke, and rid
-	// of them, art in a plain balloon reads as surely as lettering (に, 一一).
-	ink := grownInk(b, l, reach, func(x, y int) bool { return !soft || at(x, y) < inkMax })
-	if !light && b.InTone(g, inkMax) {
-		raster.DropSpecks(&raster.Bitmap{W: l.Dx(), H: l.Dy(), On: ink}, b.Char*b.Char/150)
-	}
-	lo := uint8(255)
-	for i, on := range ink {
-		if on && soft {
-			lo = min(lo, at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx()))
-		}
-	}
-	for i, on := range ink {
-		if on && soft {
-			v := at(l.Min.X+i%l.Dx(), l.Min.Y+i/l.Dx())
-			src.Pix[i] = uint8(int(v-lo) * int(inkMax) / int(inkMax-lo))
-		} else if on {
-			src.Pix[i] = 0
-		}
-	}
-	scale := float64(readPx) / float64(max(b.Char, 1))
-	w := max(1, int(float64(l.Dx())*scale))
-	h := max(1, int(float64(l.Dy())*scale))
-	pad := readPx * 2 / 3
-	out := image.NewGray(image.Rect(0, 0, w+2*pad, h+2*pad))
-	for i := range out.Pix {
-		out.Pix[i] = 255
-	}
-	draw.CatmullRom.Scale(out, image.Rect(pad, pad, pad+w, pad+h), src, src.Bounds(), draw.Src, nil)
-	if !soft {
-		for i, v := range out.Pix {
-			if v < 128 {
-				out.Pix[i] = 0
-			} else {
-				out.Pix[i] = 255
-			}
-		}
-	}
-	return out
-}
-
-// asRow lays out the characters of a column's crop side by side, cut where the ink is thinnest
-// near each multiple of a character's height: the crop as a row of characters.
-func asRow(col *image.Gray) *image.Gray {
-	pad := readPx * 2 / 3
-	b := col.Bounds()
-	w, h := b.Dx()-2*pad, b.Dy()-2*pad
-	n := max(1, int(math.Round(float64(h)/(readPx*1.05))))
-	ink := func(y int) int {
-		s := 0
-		for x := pad; x < pad+w; x++ {
-			s += 255 - int(col.Pix[y*col.Stride+x])
-		}
-		return s
-	}
-	cuts := []int{pad}
-	for k := 1; k < n; k++ {
-		at := pad + k*h/n
-		best, least := at, ink(at)
-		for y := at - readPx/4; y <= at+readPx/4; y++ {
-			if y > cuts[k-1] && y < pad+h {
-				if v := ink(y); v < least {
-					best, least = y, v
-				}
-			}
-		}
-		cuts = append(cuts, best)
-	}
-	cuts = append(cuts, pad+h)
-	tall := 0
-	for k := 1; k < len(cuts); k++ {
-		tall = max(tall, cuts[k]-cuts[k-1])
-	}
-	gap := readPx / 6
-	out := image.NewGray(image.Rect(0, 0, 2*pad+n*w+(n-1)*gap, 2*pad+tall))
-	for i := range out.Pix {
-		out.Pix[i] = 255
-	}
-	for k := 0; k < n; k++ {
-		x0 := pad + k*(w+gap)
-		y0 := pad + (tall-(cuts[k+1]-cuts[k]))/2
-		for y := cuts[k]; y < cuts[k+1]; y++ {
-			copy(out.Pix[(y0+y-cuts[k])*out.Stride+x0:][:w], col.Pix[y*col.Stride+pad:][:w])
-		}
-	}
-	return out
-}
-
-// grownInk is b's ink inside l and what it reaches through dark pixels (dark(x, y)) within
-// reach steps, as a mask of l's pixels row by row. The reach is short: a faint stroke's soft
-// parts lie beside its core, while a tone's dots touching the lettering lead on and on.
-func grownInk(b *page.Block, l image.Rectangle, reach int, dark func(x, y int) bool) []bool {
-	w := l.Dx()
-	ink := make([]bool, w*l.Dy())
-	var front []image.Point
-	for y := l.Min.Y; y < l.Max.Y; y++ {
-		for x := l.Min.X; x < l.Max.X; x++ {
-			if b.InkAt(x, y) && dark(x, y) {
-				ink[(y-l.Min.Y)*w+x-l.Min.X] = true
-				front = append(front, image.Pt(x, y))
-			}
-		}
-	}
-	for ; reach > 0 && len(front) > 0; reach-- {
-		var next []image.Point
-		for _, p := range front {
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					q := p.Add(image.Pt(dx, dy))
-					if i := (q.Y-l.Min.Y)*w + q.X - l.Min.X; q.In(l) && !ink[i] && dark(q.X, q.Y) {
-						ink[i] = true
-						next = append(next, q)
-					}
-				}
-			}
-		}
-		front = next
-	}
-	return ink
-}
 
 // lineRef is one line to read: the part of it given to Tesseract (a column without the
 // punctuation at its foot, recognised by shape in marks.go), the marks added back after, and
@@ -212,27 +56,32 @@ type lineRef struct {
 // doubt, which on clean lettering is few, so a page costs one pass and a little.
 func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*page.Block, refs []lineRef, idx []int, model string, psm int, out []page.Reading) error {
 	// A look is one preparation of line i: reach 0 the crisp one, otherwise the grey one
-	// reaching that far from the mask (cropFor), or its cores; whole reads the line with its marks.
+	// reaching that far from the mask (crops.Line), or its cores, or the page's greys as they are
+	// (crops.Paper); whole reads the line with its marks.
 	type look struct {
-		i, reach     int
-		whole, cores bool
+		i, reach            int
+		whole, cores, paper bool
 	}
 	read := func(looks []look) ([]page.Reading, error) {
-		crops := make([]*image.Gray, len(looks))
+		imgs := make([]*image.Gray, len(looks))
 		for k, lk := range looks {
 			r := refs[lk.i].rect
 			if lk.whole {
 				r = refs[lk.i].line
 			}
-			crops[k] = cropFor(pa.Gray, blocks[refs[lk.i].block], r, lk.reach, pa.InkSoft)
+			if lk.paper {
+				imgs[k] = crops.Paper(pa.Gray, blocks[refs[lk.i].block].Char, r)
+			} else {
+				imgs[k] = crops.Line(pa.Gray, blocks[refs[lk.i].block], r, lk.reach, pa.InkSoft)
+			}
 			if lk.cores {
-				crops[k] = raster.Cores(crops[k])
+				imgs[k] = raster.Cores(imgs[k])
 			}
 			if refs[lk.i].row {
-				crops[k] = asRow(crops[k])
+				imgs[k] = crops.AsRow(imgs[k])
 			}
 		}
-		return t.readMany(ctx, crops, model, psm)
+		return t.readMany(ctx, imgs, model, psm)
 	}
 	looks := make([]look, len(idx))
 	for k, i := range idx {
@@ -253,15 +102,22 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		// as it was read before marks were cut.
 		b := blocks[refs[i].block]
 		whole := refs[i].vertical && refs[i].marks != "" && strings.TrimSpace(out[i].Text) == ""
-		looks = append(looks, look{i: i, reach: greyReach(b), whole: whole})
+		looks = append(looks, look{i: i, reach: crops.GreyReach(b), whole: whole})
 		// In a balloon, a soft scan's strokes are grey and a tone's dots or the paper's grain beside
 		// them a lighter grey, all in the mask: crisp, a blot; in grey, dots read as strokes. The
 		// grey crop's darkest part, cut where its greys part in two, is the strokes' cores (何だと！？
 		// was ードよど and nothing). On art the cores keep the art's darkest lines (油断するなよ。 read
 		// as Po : 一一いするなよ。), and the grey reach through dark pixels takes in a tone's dots
 		// touching the strokes, read as strokes: there the look is the strokes' soft edges alone.
+		//
+		// In a balloon of plain paper, a line of two characters or more is also read as the page
+		// shows it: a soft scan's thinnest strokes are lighter than anything the mask reaches
+		// (crops.Paper). (A lone character so read may be sure of a wrong reading: 雨 as トト.)
 		if b.Bubble != nil {
-			looks = append(looks, look{i: i, reach: greyReach(b), whole: whole, cores: true})
+			looks = append(looks, look{i: i, reach: crops.GreyReach(b), whole: whole, cores: true})
+			if r := refs[i].rect; max(r.Dx(), r.Dy()) >= 2*b.Char && page.Luma(b.Paper) >= 128 && !b.InTone(pa.Gray, pa.InkSoft) {
+				looks = append(looks, look{i: i, whole: whole, paper: true})
+			}
 		} else {
 			looks = append(looks, look{i: i, reach: 1, whole: whole})
 		}
@@ -274,6 +130,12 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		return err
 	}
 	for k, lk := range looks {
+		// Read as the page shows it, a line now and then comes back with characters read twice
+		// (問に as 問に問に), or a column as two (手伝ってやるか as ってやるか手伝っ), surer than
+		// its right reading: a reading the line has no room for is none.
+		if lk.paper && !roomFor(again[k].Text, refs[lk.i].line, blocks[refs[lk.i].block]) {
+			continue
+		}
 		if lk.whole && strings.TrimSpace(again[k].Text) != "" {
 			refs[lk.i].rect, refs[lk.i].marks = refs[lk.i].line, ""
 		}
@@ -288,6 +150,17 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		}
 	}
 	return nil
+}
+
+// roomFor reports whether a line of b in r has room for the characters of text, one a
+// character's size along the line, and half a character to spare.
+func roomFor(text string, r image.Rectangle, b *page.Block) bool {
+	along := r.Dx()
+	if b.Vertical {
+		along = r.Dy()
+	}
+	c := lang.CountScripts(text)
+	return float64(c.Kana+c.Han+c.Hangul) <= float64(along)/float64(max(b.Char, 1))+0.5
 }
 
 // score ranks two readings of the same crop: confidence, with a reading of nothing worth nothing.

@@ -1,4 +1,4 @@
-package read
+package crops
 
 import (
 	"image"
@@ -27,7 +27,7 @@ func TestCropOfLightLetteringIsItsNegative(t *testing.T) {
 		Paper: color.RGBA{20, 20, 20, 255}}
 	for _, reach := range []int{0, 3} {
 		soft := reach > 0
-		crop := cropFor(g, b, line, reach, 128)
+		crop := Line(g, b, line, reach, 128)
 		c := crop.Bounds()
 		if mid := crop.GrayAt((c.Min.X+c.Max.X)/2, (c.Min.Y+c.Max.Y)/2).Y; mid > 60 {
 			t.Errorf("soft %v: the stroke's middle is %d in the crop, want dark", soft, mid)
@@ -62,9 +62,9 @@ func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
 	}
 	line := image.Rect(15, 5, 32, 55)
 	b := &page.Block{Box: line, Char: 20, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
-	crop := cropFor(g, b, line, greyReach(b), 200)
-	scale := float64(readPx) / 20
-	pad := readPx * 2 / 3
+	crop := Line(g, b, line, GreyReach(b), 200)
+	scale := float64(ReadPx) / 20
+	pad := ReadPx * 2 / 3
 	at := func(x, y int) uint8 {
 		return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
 	}
@@ -101,12 +101,12 @@ func TestGreyCropOnToneWithAReachOfOne(t *testing.T) {
 	}
 	line := image.Rect(15, 5, 32, 55)
 	b := &page.Block{Box: line, Char: 24, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
-	scale := float64(readPx) / 24
-	pad := readPx * 2 / 3
+	scale := float64(ReadPx) / 24
+	pad := ReadPx * 2 / 3
 	at := func(crop *image.Gray, x, y int) uint8 {
 		return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
 	}
-	usual, one := cropFor(g, b, line, greyReach(b), 200), cropFor(g, b, line, 1, 200)
+	usual, one := Line(g, b, line, GreyReach(b), 200), Line(g, b, line, 1, 200)
 	if v := at(usual, 24, 26); v > 128 {
 		t.Errorf("the usual grey look took the dot as %d, want it dark (the test's premise)", v)
 	}
@@ -122,22 +122,22 @@ func TestGreyCropOnToneWithAReachOfOne(t *testing.T) {
 // between them, even when the characters are set a little apart, and the row reads left to right
 // as the column reads down.
 func TestShortColumnAsRow(t *testing.T) {
-	pad := readPx * 2 / 3
-	step := readPx + readPx/5 // characters set a fifth apart
-	col := image.NewGray(image.Rect(0, 0, readPx+2*pad, 3*step-readPx/5+2*pad))
+	pad := ReadPx * 2 / 3
+	step := ReadPx + ReadPx/5 // characters set a fifth apart
+	col := image.NewGray(image.Rect(0, 0, ReadPx+2*pad, 3*step-ReadPx/5+2*pad))
 	for i := range col.Pix {
 		col.Pix[i] = 255
 	}
 	for k := range 3 {
 		// character k: a filled box k+1 eighths of a character wide, to tell them apart
-		for y := pad + k*step + 4; y < pad+k*step+readPx-4; y++ {
-			for x := pad + 4; x < pad+4+(k+1)*readPx/8; x++ {
+		for y := pad + k*step + 4; y < pad+k*step+ReadPx-4; y++ {
+			for x := pad + 4; x < pad+4+(k+1)*ReadPx/8; x++ {
 				col.Pix[y*col.Stride+x] = 0
 			}
 		}
 	}
-	row := asRow(col)
-	if b := row.Bounds(); b.Dx() < 3*readPx || b.Dy() > readPx+readPx/5+2*pad {
+	row := AsRow(col)
+	if b := row.Bounds(); b.Dx() < 3*ReadPx || b.Dy() > ReadPx+ReadPx/5+2*pad {
 		t.Fatalf("the row is %v, want three characters side by side", b)
 	}
 	// Widths of the runs of ink along the row's middle.
@@ -188,10 +188,10 @@ func TestCropLeavesOutATonesDots(t *testing.T) {
 		mark(image.Rect(d.X, d.Y, d.X+3, d.Y+3)) // a tone's dot, 3×3 px
 	}
 	b := &page.Block{Box: line, Char: char, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}, Bubble: page.FullMask(g.Bounds())}
-	scale := float64(readPx) / char
-	pad := readPx * 2 / 3
-	for _, reach := range []int{0, greyReach(b)} {
-		crop := cropFor(g, b, line, reach, 128)
+	scale := float64(ReadPx) / char
+	pad := ReadPx * 2 / 3
+	for _, reach := range []int{0, GreyReach(b)} {
+		crop := Line(g, b, line, reach, 128)
 		at := func(p image.Point) uint8 {
 			return crop.GrayAt(pad+int((float64(p.X-line.Min.X)+0.5)*scale), pad+int((float64(p.Y-line.Min.Y)+0.5)*scale)).Y
 		}
@@ -217,7 +217,7 @@ func TestCropLeavesOutATonesDots(t *testing.T) {
 			}
 			b.Bubble = page.FullMask(g.Bounds())
 		}
-		crop := cropFor(g, b, line, 0, 128)
+		crop := Line(g, b, line, 0, 128)
 		if v := crop.GrayAt(pad+int((float64(12+1-line.Min.X)+0.5)*scale), pad+int((float64(20+1-line.Min.Y)+0.5)*scale)).Y; v > 60 {
 			t.Errorf("plain balloon %v: the speck at (12, 20) is %d in the crop, want it kept", plain, v)
 		}
