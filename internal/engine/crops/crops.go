@@ -31,7 +31,7 @@ func Line(g *image.Gray, b *page.Block, l image.Rectangle, reach int, inkMax uin
 	for i := range src.Pix {
 		src.Pix[i] = 255
 	}
-	light := b.Paper.A != 0 && page.Luma(b.Paper) < 128 // lettering light on a dark box: read its negative
+	light := b.Light() // lettering light on a dark box: read its negative
 	at := func(x, y int) uint8 {
 		if light {
 			return 255 - g.GrayAt(x, y).Y

@@ -68,6 +68,10 @@ func (b *Block) InkWithin(m *Mask) bool {
 	return true
 }
 
+// Light reports whether b's lettering is light on a dark box (its paper is known and dark), to
+// be read and measured as its negative.
+func (b *Block) Light() bool { return b.Paper.A != 0 && Luma(b.Paper) < 128 }
+
 // InTone reports whether b's bubble is filled with a tone around its lettering: within a
 // character of it, a twentieth of the bubble darker than dark (the tone's dots; a plain
 // balloon's paper has none).

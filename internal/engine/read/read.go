@@ -115,7 +115,7 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		// (crops.Paper). (A lone character so read may be sure of a wrong reading: 雨 as トト.)
 		if b.Bubble != nil {
 			looks = append(looks, look{i: i, reach: crops.GreyReach(b), whole: whole, cores: true})
-			if r := refs[i].rect; max(r.Dx(), r.Dy()) >= 2*b.Char && page.Luma(b.Paper) >= 128 && !b.InTone(pa.Gray, pa.InkSoft) {
+			if r := refs[i].rect; max(r.Dx(), r.Dy()) >= 2*b.Char && !b.Light() && !b.InTone(pa.Gray, pa.InkSoft) {
 				looks = append(looks, look{i: i, whole: whole, paper: true})
 			}
 		} else {
