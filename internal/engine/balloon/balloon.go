@@ -204,3 +204,20 @@ func Margined(tb *page.Block) bool {
 	in, out, m := tb.Box, tb.Bubble.Box, tb.Char/3
 	return in.Min.X-out.Min.X >= m && out.Max.X-in.Max.X >= m && in.Min.Y-out.Min.Y >= m && out.Max.Y-in.Max.Y >= m
 }
+
+// Toned says whether the paper area n of l is a tone: its median is visibly darker than the
+// page's paper. (An area of plain paper is found as paper.)
+func Toned(g *image.Gray, l *raster.Labels, n int32, pa *page.Analysis) bool {
+	box := l.Comps[n-1].Box
+	var hist [256]int
+	count := 0
+	for y := box.Min.Y; y < box.Max.Y; y += 2 {
+		for x := box.Min.X; x < box.Max.X; x += 2 {
+			if l.ID[y*l.W+x] == n {
+				hist[g.Pix[y*g.Stride+x]]++
+				count++
+			}
+		}
+	}
+	return raster.HistMedian(hist[:], count)+20 <= int(pa.Paper)
+}

@@ -132,7 +132,7 @@ func detectBlocks(g, blur *image.Gray, pa *page.Analysis, look pass) (blocks, lo
 		c := ll.Comps[i]
 		n := int32(i + 1)
 		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar ||
-			look == onTone && (!balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || !toned(g, ll, n, pa)) {
+			look == onTone && (!balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || !balloon.Toned(g, ll, n, pa)) {
 			return // too small, or (looking for toned balloons) no balloon of tone
 		}
 		filled := filledRegion(ll, n)
@@ -164,7 +164,7 @@ func detectBlocks(g, blur *image.Gray, pa *page.Analysis, look pass) (blocks, lo
 	var bodies []*page.Block
 	for i, c := range lo.Comps {
 		if in[i] == 0 || balloonSized(ll.Comps[in[i]-1].Box, b) || !balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || min(c.Box.Dx(), c.Box.Dy()) < 4*minChar ||
-			look == onTone && !toned(g, lo, int32(i+1), pa) {
+			look == onTone && !balloon.Toned(g, lo, int32(i+1), pa) {
 			continue
 		}
 		found, _ := blocksInRegion(g, lo, int32(i+1), filledRegion(lo, int32(i+1)), pa, minChar, maxChar, true)

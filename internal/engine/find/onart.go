@@ -63,6 +63,11 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 	angles, elong := make([]float64, len(ll.Comps)), make([]float64, len(ll.Comps))
 	for k := range ll.Comps {
 		angles[k], elong[k] = mom[k].Orientation()
+		// A stub is a line's width across; a column of characters run together by the dots
+		// between them (起きて on a coarse tone) is as long but a character wide.
+		if _, w := mom[k].Axes(); w*2 >= float64(3*minChar) {
+			elong[k] = 0
+		}
 	}
 	// dark tells a pixel of a line, or of another stub of the same direction, from k's.
 	dark := func(x, y, k int) bool {
@@ -73,8 +78,12 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		if id < 0 || id == k {
 			return false
 		}
+		// A line of the art (hatching, a frame) carries the stub on in the stub's direction: the
+		// hatching a ！ stands over crosses its axis, and does not continue it. A net of lines has
+		// no direction.
 		d := math.Abs(angles[id] - angles[k])
-		return texture[id] == raster.LineTexture || (elong[id] >= 3 && min(d, math.Pi-d) < 0.2)
+		along := min(d, math.Pi-d) < 0.2
+		return texture[id] == raster.LineTexture && (elong[id] < 3 || along) || elong[id] >= 3 && along
 	}
 	for k, c := range ll.Comps {
 		if !candidate[k] || elong[k] < 3 {

@@ -174,3 +174,38 @@ func TestMangaFindsAColumnAmongArtOnce(t *testing.T) {
 		}
 	}
 }
+
+// On the art, a stroke that passes for the stub of a line the halo cut short is one only when
+// a line carries it on in its own direction: the hatching a ！ stands over crosses its axis
+// (先生！質問があります！, whose last ！ was lost), and a column whose characters a coarse tone
+// ran together is a character wide, no stub at all (起きて！ in お兄ちゃん、起きて！朝だよ！,
+// which went, the balloon's middle column left unerased between two erased).
+func TestMangaTextOnArtKeepsStrokesAlongItsColumns(t *testing.T) {
+	for _, c := range []struct {
+		seed  int64
+		opt   mangapage.Options
+		text  string
+		lines int
+	}{
+		{20, mangapage.Options{Hard: true}, "先生！質問があります！", 2},
+		{11, mangapage.Options{Harsh: true}, "お兄ちゃん、起きて！朝だよ！", 3},
+	} {
+		b, _, want := lettering(t, c.seed, c.opt, c.text)
+		if b == nil {
+			continue
+		}
+		// The lettering's own ink the block's columns leave out: a pixel or two of a mark's
+		// blurred rim at most.
+		left := 0
+		for y := want.Box.Min.Y; y < want.Box.Max.Y; y++ {
+			for x := want.Box.Min.X; x < want.Box.Max.X; x++ {
+				if want.Ink.AlphaAt(x, y).A >= 128 && !slices.ContainsFunc(b.Lines, image.Pt(x, y).In) {
+					left++
+				}
+			}
+		}
+		if len(b.Lines) != c.lines || left*4 > b.Char {
+			t.Errorf("seed %d: %q at %v found in columns %v, want its %d holding all its ink (%d px out)", c.seed, c.text, want.Box, b.Lines, c.lines, left)
+		}
+	}
+}

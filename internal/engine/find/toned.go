@@ -75,20 +75,3 @@ func tonedBlocks(g, blur *image.Gray, pa *page.Analysis) func(blocks, loose []*p
 		return append(slices.DeleteFunc(blocks, inToned), toned...), slices.DeleteFunc(loose, inToned)
 	}
 }
-
-// toned says whether the paper area n of l is a tone: its median is visibly darker than the
-// page's paper. (An area of plain paper is the first pass's.)
-func toned(g *image.Gray, l *raster.Labels, n int32, pa *page.Analysis) bool {
-	box := l.Comps[n-1].Box
-	var hist [256]int
-	count := 0
-	for y := box.Min.Y; y < box.Max.Y; y += 2 {
-		for x := box.Min.X; x < box.Max.X; x += 2 {
-			if l.ID[y*l.W+x] == n {
-				hist[g.Pix[y*g.Stride+x]]++
-				count++
-			}
-		}
-	}
-	return raster.HistMedian(hist[:], count)+20 <= int(pa.Paper)
-}
