@@ -345,3 +345,28 @@ func tesseractCLI(t *testing.T) *Tesseract {
 	}
 	return NewTesseract(path, "", runtime.NumCPU())
 }
+
+// Of two readings of one line, the one kept takes the ！？ that end the other when the other is
+// it and those marks, keeping its own confidence and spacing; not when they differ otherwise, and
+// not when the line's marks were cut, to be added by shape, nor to a lone character.
+func TestWithMarks(t *testing.T) {
+	r := func(text string) page.Reading { return page.Reading{Text: text, Conf: 0.7} }
+	for _, c := range []struct {
+		kept, other, cut, want string
+	}{
+		{"何だと", "何だと !?", "", "何だと!?"},
+		{"何だと", "何だと！？", "", "何だと！？"},
+		{"何だと", "何だと !?", "！？", "何だと"},
+		{"何だと", "何だ !?", "", "何だと"},
+		{"何だと", "何だとよ!", "", "何だと"},
+		{"何だと!?", "何だと", "", "何だと!?"},
+		{"", "!?", "", ""},
+		{"い", "い!", "", "い"},
+		{"정말 괜찮아", "정말 괜찮아 ?", "", "정말 괜찮아?"},
+	} {
+		got := withMarks(r(c.kept), r(c.other), c.cut)
+		if got.Text != c.want || got.Conf != 0.7 {
+			t.Errorf("withMarks(%q, %q, %q) = %q at %.2f, want %q at 0.70", c.kept, c.other, c.cut, got.Text, got.Conf, c.want)
+		}
+	}
+}

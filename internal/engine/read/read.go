@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/vtsproject/vts/internal/engine/crops"
 	"github.com/vtsproject/vts/internal/engine/page"
@@ -129,15 +130,21 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 	if err != nil {
 		return err
 	}
+	// Each line's crop and marks as cut before any whole look.
+	type cutLine struct {
+		rect  image.Rectangle
+		marks string
+	}
+	cut := make(map[int]cutLine, len(looks))
+	for _, lk := range looks {
+		cut[lk.i] = cutLine{refs[lk.i].rect, refs[lk.i].marks}
+	}
 	for k, lk := range looks {
 		// Read as the page shows it, a line now and then comes back with characters read twice
 		// (問に as 問に問に), or a column as two (手伝ってやるか as ってやるか手伝っ), surer than
 		// its right reading: a reading the line has no room for is none.
 		if lk.paper && !roomFor(again[k].Text, refs[lk.i].line, blocks[refs[lk.i].block]) {
 			continue
-		}
-		if lk.whole && strings.TrimSpace(again[k].Text) != "" {
-			refs[lk.i].rect, refs[lk.i].marks = refs[lk.i].line, ""
 		}
 		// The cores lose a stroke's thin parts (a dakuten's ticks went, and 行くぞ read as 行くそ a
 		// little surer): their reading must be clearly surer, by 0.05.
@@ -146,7 +153,16 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 			need += 0.05
 		}
 		if score(again[k]) > need {
-			out[lk.i] = again[k]
+			out[lk.i] = withMarks(again[k], out[lk.i], cut[lk.i].marks)
+			// A line read whole has its marks in its reading; one read without them keeps
+			// them to add (何だと！？ lost its marks to a whole look that did not win).
+			if lk.whole {
+				refs[lk.i].rect, refs[lk.i].marks = refs[lk.i].line, ""
+			} else {
+				refs[lk.i].rect, refs[lk.i].marks = cut[lk.i].rect, cut[lk.i].marks
+			}
+		} else {
+			out[lk.i] = withMarks(out[lk.i], again[k], cut[lk.i].marks)
 		}
 	}
 	return nil
@@ -161,6 +177,20 @@ func roomFor(text string, r image.Rectangle, b *page.Block) bool {
 	}
 	c := lang.CountScripts(text)
 	return float64(c.Kana+c.Han+c.Hangul) <= float64(along)/float64(max(b.Char, 1))+0.5
+}
+
+// withMarks is the reading kept, with the marks that end the other reading of the same line
+// when the other is the kept one and those marks: Tesseract reads a column's ！？ now and then
+// only in the less sure of two looks (何だと as the page shows it, 何だと!? as a row), and the
+// marks are ink it saw. A line whose marks were cut to be added by shape (cut) takes none, nor
+// does a lone character, which one look or another now and then takes for marks (い as い!).
+func withMarks(kept, other page.Reading, cut string) page.Reading {
+	k, o := strings.Join(strings.Fields(kept.Text), ""), strings.Join(strings.Fields(other.Text), "")
+	if cut != "" || utf8.RuneCountInString(k) < 2 || !strings.HasPrefix(o, k) || len(o) == len(k) ||
+		strings.TrimLeft(o[len(k):], "!?！？") != "" {
+		return kept
+	}
+	return page.Reading{Text: strings.TrimSpace(kept.Text) + o[len(k):], Conf: kept.Conf}
 }
 
 // score ranks two readings of the same crop: confidence, with a reading of nothing worth nothing.
@@ -323,7 +353,9 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 	for k := range refs {
 		for _, a := range refs[k].alts {
 			if score(lines[a]) > score(lines[k])+0.15 {
-				lines[k], refs[k].rect, refs[k].marks = lines[a], refs[a].rect, refs[a].marks
+				lines[k], refs[k].rect, refs[k].marks = withMarks(lines[a], lines[k], refs[a].marks), refs[a].rect, refs[a].marks
+			} else {
+				lines[k] = withMarks(lines[k], lines[a], refs[k].marks)
 			}
 		}
 	}

@@ -149,3 +149,9 @@ func readAt(blocks []*page.Block, rs []page.Reading, box image.Rectangle) string
 	}
 	return got.String()
 }
+
+// A short column's ！？ that only its reading as a row saw are kept: 何だと！？ (default seed 11)
+// was read as the page shows it, surer and without them, and lost them (before: 何だと).
+func TestMarksOnlyOneLookReadAreKept(t *testing.T) {
+	readsWithin(t, tesseract(t), 11, mangapage.Options{Lang: "ja"}, "何だと！？", 0)
+}
