@@ -221,3 +221,28 @@ func Toned(g *image.Gray, l *raster.Labels, n int32, pa *page.Analysis) bool {
 	}
 	return raster.HistMedian(hist[:], count)+20 <= int(pa.Paper)
 }
+
+// PaperWithSpecks tells the paper of the area n of ll for finding the body of the balloon
+// around text (of characters char wide): its own pixels, and where a tone fills that balloon (a
+// dozen specks, holes of hl over box shorter than half of minChar, within half a character of
+// it), the specks too: a coarse tone's dots riddle the balloon's paper with holes, where no
+// opening leaves a body. Elsewhere the specks are art's, whose tone is no paper.
+func PaperWithSpecks(ll *raster.Labels, n int32, hl *raster.Labels, box image.Rectangle, minChar int) func(text image.Rectangle, char int) func(x, y int) bool {
+	speck := func(x, y int) int32 {
+		if id := hl.ID[(y-box.Min.Y)*hl.W+x-box.Min.X]; id != 0 && max(hl.Comps[id-1].Box.Dx(), hl.Comps[id-1].Box.Dy()) < minChar/2 {
+			return id
+		}
+		return 0
+	}
+	return func(text image.Rectangle, char int) func(x, y int) bool {
+		seen, ring := map[int32]bool{}, text.Inset(-char/2).Intersect(box)
+		for y := ring.Min.Y; y < ring.Max.Y; y++ {
+			for x := ring.Min.X; x < ring.Max.X; x++ {
+				if id := speck(x, y); id != 0 {
+					seen[id] = true
+				}
+			}
+		}
+		return func(x, y int) bool { return ll.ID[y*ll.W+x] == n || len(seen) >= 12 && speck(x, y) != 0 }
+	}
+}

@@ -212,15 +212,16 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	var blobs, solid, specks, bars []blob
 	// The ！ that ends a column, a bar over a dot, is too thin and too heavy beside the column's
 	// characters to join them (and in bold lettering so solid it is left out with the pupils),
-	// the dots of a … that ends a line too small, and a character that is one thin stroke (the ー
-	// of キャー！, 一) passes for a speed line: once the lines are found, they are given back to the
-	// line they belong to.
+	// the dots of a … and the thin ring of a 。 that end a line too small, and a character that
+	// is one thin stroke (the ー of キャー！, 一) passes for a speed line: once the lines are found,
+	// they are given back to the line they belong to.
 	defer func() {
 		pieces := slices.Concat(solid, blobs, specks, bars)
 		for _, tb := range slices.Concat(out, loose) {
 			barsOfLines(g, tb, bars)
 			dotsAtEnd(g, pa, tb, pieces)
 			exclamationAtFoot(g, tb, pieces)
+			ringAtEnd(g, tb, pieces)
 			// A body found for the lettering without them that does not hold them is the
 			// narrow end of an open balloon: none at all is nearer the truth.
 			if tb.Bubble != nil && !tb.Box.In(tb.Bubble.Box.Inset(-tb.Char/2)) {
@@ -377,7 +378,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			loose = append(loose, amongTexture(g, rest, dots, pa, minChar, maxChar)...)
 		}
 	}
-	paper := paperWithSpecks(ll, n, hl, box, minChar)
+	paper := balloon.PaperWithSpecks(ll, n, hl, box, minChar)
 	for _, tb := range loose {
 		if open {
 			tb.Bubble = balloon.Open(filled, paper(tb.Box, tb.Char), tb.Box, tb.Char)

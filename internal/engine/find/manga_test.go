@@ -274,6 +274,29 @@ func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
 	}
 }
 
+// The 。 that ends a line of small lettering, a thin ring with hardly a pixel as dark as ink, is
+// part of its block: in the block's ink, where the line ends (read, it ends in its 。), as the
+// rest of the lettering is, but for a few pixels of its faintest rim (before: 25 and more).
+func TestMangaRingEndsItsLine(t *testing.T) {
+	for _, text := range []string{"静かに！誰か来る。", "ありがとう。助かったよ。", "次はお前の番だ。"} {
+		b, _, want := lettering(t, 22, mangapage.Options{}, text)
+		if b == nil {
+			continue
+		}
+		left := 0
+		for y := want.Box.Min.Y; y < want.Box.Max.Y; y++ {
+			for x := want.Box.Min.X; x < want.Box.Max.X; x++ {
+				if want.Ink.AlphaAt(x, y).A >= 64 && !b.InkAt(x, y) {
+					left++
+				}
+			}
+		}
+		if left*2 > b.Char {
+			t.Errorf("%q at %v: %d pixels of its ink left out of the block (ink %v, lines %v)", text, want.Box, left, b.Ink.Box, b.Lines)
+		}
+	}
+}
+
 // The long-vowel bars that end a line, thin strokes a character long set along it (upright in a
 // column), are given back to it, in either direction, and so is a 一 across a column before its
 // first character (the lower stroke of 二, whose upper one touched a panel's frame); a stroke

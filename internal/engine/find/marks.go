@@ -40,6 +40,29 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 	}
 }
 
+// ringAtEnd gives back to a line of tb the 。 that ends it, found among the pieces of its paper
+// area: a small ring within the line's breadth, no more than half a character after its end.
+// Small lettering's ring is a thin anti-aliased stroke with hardly a pixel as dark as ink: it
+// was left out as a speck, and read, erased or not, the line lost its 。.
+func ringAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
+	c := tb.Char
+	for k, l := range tb.Lines {
+		for _, p := range pieces {
+			w, h, gap := p.Box.Dx(), p.Box.Dy(), p.Box.Min.Y-l.Max.Y
+			within := p.Box.Min.X >= l.Min.X-c/8 && p.Box.Max.X <= l.Max.X+c/8
+			if !tb.Vertical {
+				gap, within = p.Box.Min.X-l.Max.X, p.Box.Min.Y >= l.Min.Y-c/8 && p.Box.Max.Y <= l.Max.Y+c/8
+			}
+			if gap < 0 || gap*2 > c || w*100 < c*12 || h*100 < c*12 || w*2 > c || h*2 > c || w*10 < h*6 || h*10 < w*6 || !within ||
+				!raster.Enclosed(p.Box, func(x, y int) bool { return !slices.Contains(p.pix, y*g.Stride+x) }) {
+				continue
+			}
+			addInk(g, tb, k, p)
+			break
+		}
+	}
+}
+
 // barsOfLines gives back to the lines of tb the characters of one thin stroke among bars, which
 // passed for speed lines (lines.Bars: the ー of キャー！, 一).
 func barsOfLines(g *image.Gray, tb *page.Block, bars []blob) {

@@ -443,40 +443,6 @@ func (col column) ring(p *piece) bool {
 // not reach, or, for a thin ring whose anti-aliased hole the piece takes in, pixels lighter
 // than ink.
 func (col column) holed(p *piece) bool {
-	return enclosed(p.box, func(x, y int) bool { return !p.has(x, y) }) ||
-		enclosed(p.box, func(x, y int) bool { return !p.has(x, y) || col.g.GrayAt(x, y).Y >= col.inkMax })
-}
-
-// enclosed reports whether some light pixels of b are cut off from b's border.
-func enclosed(b image.Rectangle, light func(x, y int) bool) bool {
-	w, h := b.Dx(), b.Dy()
-	reached := make([]bool, w*h)
-	var stack []image.Point
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if (x == b.Min.X || y == b.Min.Y || x == b.Max.X-1 || y == b.Max.Y-1) && light(x, y) {
-				reached[(y-b.Min.Y)*w+x-b.Min.X] = true
-				stack = append(stack, image.Pt(x, y))
-			}
-		}
-	}
-	for len(stack) > 0 {
-		q := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, d := range [4]image.Point{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
-			r := q.Add(d)
-			if r.In(b) && !reached[(r.Y-b.Min.Y)*w+r.X-b.Min.X] && light(r.X, r.Y) {
-				reached[(r.Y-b.Min.Y)*w+r.X-b.Min.X] = true
-				stack = append(stack, r)
-			}
-		}
-	}
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if !reached[(y-b.Min.Y)*w+x-b.Min.X] && light(x, y) {
-				return true
-			}
-		}
-	}
-	return false
+	return raster.Enclosed(p.box, func(x, y int) bool { return !p.has(x, y) }) ||
+		raster.Enclosed(p.box, func(x, y int) bool { return !p.has(x, y) || col.g.GrayAt(x, y).Y >= col.inkMax })
 }

@@ -155,3 +155,12 @@ func readAt(blocks []*page.Block, rs []page.Reading, box image.Rectangle) string
 func TestMarksOnlyOneLookReadAreKept(t *testing.T) {
 	readsWithin(t, tesseract(t), 11, mangapage.Options{Lang: "ja"}, "何だと！？", 0)
 }
+
+// The thin 。 that ends a line of small lettering, now part of its block, is read (before:
+// 静かに！誰か来る, ありがとう。助かったよ).
+func TestRingThatEndsALineIsRead(t *testing.T) {
+	tess := tesseract(t)
+	for _, text := range []string{"静かに！誰か来る。", "ありがとう。助かったよ。"} {
+		readsWithin(t, tess, 22, mangapage.Options{Lang: "ja"}, text, 0)
+	}
+}
