@@ -246,3 +246,9 @@ func PaperWithSpecks(ll *raster.Labels, n int32, hl *raster.Labels, box image.Re
 		return func(x, y int) bool { return ll.ID[y*ll.W+x] == n || len(seen) >= 12 && speck(x, y) != 0 }
 	}
 }
+
+// Sized says whether a paper area with box r may be a balloon on page pb: a third of the
+// page or less each way, where larger ones are a panel's white.
+func Sized(r, pb image.Rectangle) bool {
+	return r.Dx() <= pb.Dx()/3 && r.Dy() <= pb.Dy()/3
+}

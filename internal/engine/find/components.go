@@ -5,6 +5,7 @@ import (
 	"image"
 	"slices"
 
+	"github.com/vtsproject/vts/internal/engine/balloon"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -45,7 +46,7 @@ func holes(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.A
 	w, h := box.Dx(), box.Dy()
 	gray := func(x, y int) uint8 { return g.Pix[(box.Min.Y+y)*g.Stride+box.Min.X+x] }
 	pb := g.Bounds()
-	faint = faint && balloonSized(box, pb)
+	faint = faint && balloon.Sized(box, pb)
 	hole := &raster.Bitmap{W: w, H: h, On: make([]bool, w*h)}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
@@ -76,12 +77,6 @@ func holes(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.A
 		}
 	}
 	return hole
-}
-
-// balloonSized says whether a paper area with box r may be a balloon on page pb: a third of the
-// page or less each way, where larger ones are a panel's white.
-func balloonSized(r, pb image.Rectangle) bool {
-	return r.Dx() <= pb.Dx()/3 && r.Dy() <= pb.Dy()/3
 }
 
 // stroke says whether a component of faint ink is long enough to be part of a character.

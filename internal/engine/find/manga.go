@@ -132,7 +132,7 @@ func detectBlocks(g, blur *image.Gray, pa *page.Analysis, look pass) (blocks, lo
 		c := ll.Comps[i]
 		n := int32(i + 1)
 		if c.Area < minRegion || c.Box.Dx() < 2*minChar || c.Box.Dy() < 2*minChar ||
-			look == onTone && (!balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || !balloon.Toned(g, ll, n, pa)) {
+			look == onTone && (!balloon.Sized(c.Box, b) || c.Area*2 < area(c.Box) || !balloon.Toned(g, ll, n, pa)) {
 			return // too small, or (looking for toned balloons) no balloon of tone
 		}
 		filled := filledRegion(ll, n)
@@ -163,7 +163,7 @@ func detectBlocks(g, blur *image.Gray, pa *page.Analysis, look pass) (blocks, lo
 	}
 	var bodies []*page.Block
 	for i, c := range lo.Comps {
-		if in[i] == 0 || balloonSized(ll.Comps[in[i]-1].Box, b) || !balloonSized(c.Box, b) || c.Area*2 < area(c.Box) || min(c.Box.Dx(), c.Box.Dy()) < 4*minChar ||
+		if in[i] == 0 || balloon.Sized(ll.Comps[in[i]-1].Box, b) || !balloon.Sized(c.Box, b) || c.Area*2 < area(c.Box) || min(c.Box.Dx(), c.Box.Dy()) < 4*minChar ||
 			look == onTone && !balloon.Toned(g, lo, int32(i+1), pa) {
 			continue
 		}
@@ -212,16 +212,16 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	var blobs, solid, specks, bars []blob
 	// The ！ that ends a column, a bar over a dot, is too thin and too heavy beside the column's
 	// characters to join them (and in bold lettering so solid it is left out with the pupils),
-	// the dots of a … and the thin ring of a 。 that end a line too small, and a character that
-	// is one thin stroke (the ー of キャー！, 一) passes for a speed line: once the lines are found,
-	// they are given back to the line they belong to.
+	// the dots of a … and the ring of a 。 that end a line too small (and the dot of a ！ or ？
+	// whose bar or hook joined it), and a character that is one thin stroke (the ー of キャー！,
+	// 一) passes for a speed line: once the lines are found, they are given back to their line.
 	defer func() {
 		pieces := slices.Concat(solid, blobs, specks, bars)
 		for _, tb := range slices.Concat(out, loose) {
 			barsOfLines(g, tb, bars)
 			dotsAtEnd(g, pa, tb, pieces)
 			exclamationAtFoot(g, tb, pieces)
-			ringAtEnd(g, tb, pieces)
+			marksAtEnd(g, tb, pieces)
 			// A body found for the lettering without them that does not hold them is the
 			// narrow end of an open balloon: none at all is nearer the truth.
 			if tb.Bubble != nil && !tb.Box.In(tb.Bubble.Box.Inset(-tb.Char/2)) {
@@ -297,7 +297,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		// balloon's size, and far smaller than the rest (small lettering's twins are as large as
 		// its strokes), the lettering is looked for without them first. (Open to the art
 		// around, a shout among the art is better found without the art's shapes, below.)
-		if len(grp) >= 12 && balloonSized(box, g.Bounds()) {
+		if len(grp) >= 12 && balloon.Sized(box, g.Bounds()) {
 			rest, dots := withoutDots(grp, minChar, maxChar)
 			size, thick := func(b blob) int { return max(b.Box.Dx(), b.Box.Dy()) }, func(b blob) int { return b.Thick }
 			if len(dots)*2 > len(grp) && 2*raster.Median(dots, size) <= raster.Median(rest, thick) {
@@ -317,7 +317,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			}
 		}
 		tb := makeBlock(g, kept, pa, minChar, maxChar, 2)
-		if tb == nil && len(groups) == 1 && balloonSized(box, g.Bounds()) {
+		if tb == nil && len(groups) == 1 && balloon.Sized(box, g.Bounds()) {
 			tb = loneWithDots(g, kept, pa, minChar, maxChar, slices.Concat(solid, blobs, specks))
 		}
 		// A burst balloon's outline, open to the page, and the spikes it throws at the lettering
@@ -358,7 +358,7 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 					continue
 				}
 				found++
-				if alone && !balloonSized(box, g.Bounds()) {
+				if alone && !balloon.Sized(box, g.Bounds()) {
 					loose = append(loose, st)
 				} else {
 					out, made = append(out, st), append(made, ks[i])

@@ -3,6 +3,7 @@ package find
 import (
 	"image"
 	"image/color"
+	"slices"
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
@@ -274,13 +275,30 @@ func TestMangaExclamationAtAColumnsFoot(t *testing.T) {
 	}
 }
 
-// The 。 that ends a line of small lettering, a thin ring with hardly a pixel as dark as ink, is
-// part of its block: in the block's ink, where the line ends (read, it ends in its 。), as the
-// rest of the lettering is, but for a few pixels of its faintest rim (before: 25 and more).
-func TestMangaRingEndsItsLine(t *testing.T) {
-	for _, text := range []string{"静かに！誰か来る。", "ありがとう。助かったよ。", "次はお前の番だ。"} {
-		b, _, want := lettering(t, 22, mangapage.Options{}, text)
+// The marks that end a line of small lettering, thin strokes with hardly a pixel as dark as ink,
+// are part of its block: the 。 after it, in the block's ink as the rest of the lettering is but
+// for a few pixels of its faintest rim (before: 25 and more left out), and the dot of a ？ whose
+// hook joined the column, which the column now reaches (both were left out as specks).
+func TestMangaSmallMarksEndTheirLine(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		text string
+		ring bool
+	}{
+		{22, "静かに！誰か来る。", true},
+		{22, "ありがとう。助かったよ。", true},
+		{22, "次はお前の番だ。", true},
+		{515, "証拠はあるのか？", false}, // furigana beside: faint, and not found
+		{515, "緊張してる？", false},
+	} {
+		b, _, want := lettering(t, c.seed, mangapage.Options{}, c.text)
 		if b == nil {
+			continue
+		}
+		if !c.ring {
+			if foot := slices.MaxFunc(b.Lines, func(a, b image.Rectangle) int { return a.Max.Y - b.Max.Y }).Max.Y; foot < want.Box.Max.Y-1 {
+				t.Errorf("seed %d: %q at %v: its columns %v end above the dot of its ？", c.seed, c.text, want.Box, b.Lines)
+			}
 			continue
 		}
 		left := 0
@@ -292,7 +310,7 @@ func TestMangaRingEndsItsLine(t *testing.T) {
 			}
 		}
 		if left*2 > b.Char {
-			t.Errorf("%q at %v: %d pixels of its ink left out of the block (ink %v, lines %v)", text, want.Box, left, b.Ink.Box, b.Lines)
+			t.Errorf("seed %d: %q at %v: %d pixels of its ink left out of the block (ink %v, lines %v)", c.seed, c.text, want.Box, left, b.Ink.Box, b.Lines)
 		}
 	}
 }

@@ -40,25 +40,37 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 	}
 }
 
-// ringAtEnd gives back to a line of tb the 。 that ends it, found among the pieces of its paper
-// area: a small ring within the line's breadth, no more than half a character after its end.
-// Small lettering's ring is a thin anti-aliased stroke with hardly a pixel as dark as ink: it
-// was left out as a speck, and read, erased or not, the line lost its 。.
-func ringAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
+// marksAtEnd gives back to a line of tb its 。 (a ring within its breadth, half a character after
+// it at most) and to a column the dot of its ！ or ？ (right under its bar or hook, a narrow foot):
+// thin strokes in small lettering, hardly a pixel as dark as ink, they were left out as specks.
+func marksAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 	c := tb.Char
 	for k, l := range tb.Lines {
+		// Its ink's lowest quarter character: a stroke, inked on every row (no ！'s dot).
+		foot, rows := image.Rectangle{}, 0
+		for y := l.Max.Y - c/4; tb.Vertical && y < l.Max.Y; y++ {
+			for x := l.Min.X; x < l.Max.X; x++ {
+				if tb.InkAt(x, y) {
+					foot = foot.Union(image.Rect(x, y, x+1, y+1))
+				}
+			}
+			if foot.Max.Y == y+1 {
+				rows++
+			}
+		}
 		for _, p := range pieces {
-			w, h, gap := p.Box.Dx(), p.Box.Dy(), p.Box.Min.Y-l.Max.Y
-			within := p.Box.Min.X >= l.Min.X-c/8 && p.Box.Max.X <= l.Max.X+c/8
+			w, h, gap, within := p.Box.Dx(), p.Box.Dy(), p.Box.Min.Y-l.Max.Y, p.Box.Min.X >= l.Min.X-c/8 && p.Box.Max.X <= l.Max.X+c/8
 			if !tb.Vertical {
 				gap, within = p.Box.Min.X-l.Max.X, p.Box.Min.Y >= l.Min.Y-c/8 && p.Box.Max.Y <= l.Max.Y+c/8
 			}
-			if gap < 0 || gap*2 > c || w*100 < c*12 || h*100 < c*12 || w*2 > c || h*2 > c || w*10 < h*6 || h*10 < w*6 || !within ||
-				!raster.Enclosed(p.Box, func(x, y int) bool { return !slices.Contains(p.pix, y*g.Stride+x) }) {
+			if gap < 0 || gap*2 > c || max(w, h)*100 < c*8 || w*2 > c || h*2 > c || w*10 < h*6 || h*10 < w*6 || !within {
 				continue
 			}
-			addInk(g, tb, k, p)
-			break
+			dot := gap >= 1 && gap*100 <= c*35 && rows == c/4 && foot.Dx()*2 <= c && p.Box.Min.X >= foot.Min.X-c/8 && p.Box.Max.X <= foot.Max.X+c/8
+			if dot || min(w, h)*100 >= c*12 && raster.Enclosed(p.Box, func(x, y int) bool { return !slices.Contains(p.pix, y*g.Stride+x) }) {
+				addInk(g, tb, k, p)
+				break
+			}
 		}
 	}
 }

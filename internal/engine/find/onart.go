@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/vtsproject/vts/internal/engine/balloon"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -311,7 +312,7 @@ func pruneGaps(grp []blob, stride int) []blob {
 func covered(found []*page.Block, r, pb image.Rectangle) bool {
 	c := r.Min.Add(r.Max).Div(2)
 	for _, f := range found {
-		if raster.OverlapRatio(f.Box, r) > 0.3 || (f.Bubble != nil && balloonSized(f.Bubble.Box, pb) && r.In(f.Bubble.Box) && f.Bubble.Has(c.X, c.Y)) {
+		if raster.OverlapRatio(f.Box, r) > 0.3 || (f.Bubble != nil && balloon.Sized(f.Bubble.Box, pb) && r.In(f.Bubble.Box) && f.Bubble.Has(c.X, c.Y)) {
 			return true
 		}
 	}

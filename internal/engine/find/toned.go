@@ -41,7 +41,7 @@ func tonedBlocks(g, blur *image.Gray, pa *page.Analysis) func(blocks, loose []*p
 	b := g.Bounds()
 	var toned []*page.Block
 	for _, tb := range found {
-		if tb.Bubble != nil && balloonSized(tb.Bubble.Box, b) && balloon.Margined(tb) && balloon.TonedAround(g, blur, pa, tb) {
+		if tb.Bubble != nil && balloon.Sized(tb.Bubble.Box, b) && balloon.Margined(tb) && balloon.TonedAround(g, blur, pa, tb) {
 			toned = append(toned, tb)
 		}
 	}

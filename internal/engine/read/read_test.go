@@ -156,11 +156,20 @@ func TestMarksOnlyOneLookReadAreKept(t *testing.T) {
 	readsWithin(t, tesseract(t), 11, mangapage.Options{Lang: "ja"}, "何だと！？", 0)
 }
 
-// The thin 。 that ends a line of small lettering, now part of its block, is read (before:
-// 静かに！誰か来る, ありがとう。助かったよ).
-func TestRingThatEndsALineIsRead(t *testing.T) {
+// The marks that end a line of small lettering, now part of its block, are read: the thin 。
+// after it (before: 静かに！誰か来る, ありがとう。助かったよ) and the ？ whose dot had been left out
+// (before: 証拠はあるのかっ, 緊張してるっ).
+func TestSmallMarksThatEndALineAreRead(t *testing.T) {
 	tess := tesseract(t)
-	for _, text := range []string{"静かに！誰か来る。", "ありがとう。助かったよ。"} {
-		readsWithin(t, tess, 22, mangapage.Options{Lang: "ja"}, text, 0)
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{22, "静かに！誰か来る。"},
+		{22, "ありがとう。助かったよ。"},
+		{515, "証拠はあるのか？"},
+		{515, "緊張してる？"},
+	} {
+		readsWithin(t, tess, c.seed, mangapage.Options{Lang: "ja"}, c.text, 0)
 	}
 }
