@@ -41,12 +41,12 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 }
 
 // marksAtEnd gives back to a line of tb its 。 (a ring within its breadth, half a character after
-// it at most) and to a column the dot of its ！ or ？ (right under its bar or hook, a narrow foot):
+// it at most) and to a column the dot of its ！ or ？ (under its bar's or hook's foot, a stroke):
 // thin strokes in small lettering, hardly a pixel as dark as ink, they were left out as specks.
 func marksAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 	c := tb.Char
 	for k, l := range tb.Lines {
-		// Its ink's lowest quarter character: a stroke, inked on every row (no ！'s dot).
+		// Its ink's lowest quarter character: a stroke, thin and inked on every row (no dot, no 。).
 		foot, rows := image.Rectangle{}, 0
 		for y := l.Max.Y - c/4; tb.Vertical && y < l.Max.Y; y++ {
 			for x := l.Min.X; x < l.Max.X; x++ {
@@ -66,7 +66,7 @@ func marksAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 			if gap < 0 || gap*2 > c || max(w, h)*100 < c*8 || w*2 > c || h*2 > c || w*10 < h*6 || h*10 < w*6 || !within {
 				continue
 			}
-			dot := gap >= 1 && gap*100 <= c*35 && rows == c/4 && foot.Dx()*2 <= c && p.Box.Min.X >= foot.Min.X-c/8 && p.Box.Max.X <= foot.Max.X+c/8
+			dot := gap >= 1 && gap*100 <= c*35 && rows == c/4 && foot.Dx()*10 <= c*3 && p.Box.Min.X >= foot.Min.X-c/8 && p.Box.Max.X <= foot.Max.X+c/8
 			if dot || min(w, h)*100 >= c*12 && raster.Enclosed(p.Box, func(x, y int) bool { return !slices.Contains(p.pix, y*g.Stride+x) }) {
 				addInk(g, tb, k, p)
 				break
