@@ -11,17 +11,12 @@ import (
 // A line of light lettering on a dark box is given to Tesseract as dark strokes on white in
 // both preparations, as lettering on paper is.
 func TestCropOfLightLetteringIsItsNegative(t *testing.T) {
-	g := image.NewGray(image.Rect(0, 0, 40, 60))
-	ink := page.NewMask(g.Bounds())
-	for y := range 60 {
-		for x := range 40 {
-			g.Pix[y*40+x] = 20 // the box
-			if x >= 15 && x < 25 && y >= 5 && y < 55 {
-				g.Pix[y*40+x] = 235 // a white stroke
-				ink.Mask[y*40+x] = true
-			}
+	g, ink := drawn(func(x, y int) (uint8, bool) {
+		if x >= 15 && x < 25 && y >= 5 && y < 55 {
+			return 235, true // a white stroke
 		}
-	}
+		return 20, false // the box
+	})
 	line := image.Rect(15, 5, 25, 55)
 	b := &page.Block{Box: line, Char: 20, Vertical: true, Ink: ink, Lines: []image.Rectangle{line},
 		Paper: color.RGBA{20, 20, 20, 255}}
@@ -43,31 +38,21 @@ func TestCropOfLightLetteringIsItsNegative(t *testing.T) {
 // ink darker than the paper's edge, and stretches the line so its darkest ink is black; ink
 // that the mask does not reach (a stroke of art beside the line) stays out.
 func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
-	g := image.NewGray(image.Rect(0, 0, 40, 60))
-	ink := page.NewMask(g.Bounds())
-	for y := range 60 {
-		for x := range 40 {
-			g.Pix[y*40+x] = 240 // the paper
-			switch {
-			case x >= 17 && x < 24 && y >= 5 && y < 55:
-				g.Pix[y*40+x] = 190 // a faint stroke, darker than the paper's edge (200)
-				if x == 20 {
-					g.Pix[y*40+x] = 150 // its core, all the mask holds
-					ink.Mask[y*40+x] = true
-				}
-			case x >= 28 && x < 30 && y >= 5 && y < 55:
-				g.Pix[y*40+x] = 150 // art, touching nothing of the line
-			}
+	g, ink := drawn(func(x, y int) (uint8, bool) {
+		switch {
+		case x == 20 && y >= 5 && y < 55:
+			return 150, true // the faint stroke's core, all the mask holds
+		case x >= 17 && x < 24 && y >= 5 && y < 55:
+			return 190, false // a faint stroke, darker than the paper's edge (200)
+		case x >= 28 && x < 30 && y >= 5 && y < 55:
+			return 150, false // art, touching nothing of the line
 		}
-	}
+		return 240, false // the paper
+	})
 	line := image.Rect(15, 5, 32, 55)
 	b := &page.Block{Box: line, Char: 20, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
 	crop := Line(g, b, line, GreyReach(b), 200)
-	scale := float64(ReadPx) / 20
-	pad := ReadPx * 2 / 3
-	at := func(x, y int) uint8 {
-		return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
-	}
+	at := func(x, y int) uint8 { return pageAt(crop, line, b.Char, x, y) }
 	if v := at(20, 27); v > 20 {
 		t.Errorf("the darkest ink is %d in the crop, want black", v)
 	}
@@ -83,29 +68,20 @@ func TestGreyCropTakesTheFaintStrokesTheMaskReaches(t *testing.T) {
 // preparation reaches them through the stroke's edge and reads them as strokes, where the look
 // with a reach of one pixel (the third, for lettering on art) keeps the stroke's edge alone.
 func TestGreyCropOnToneWithAReachOfOne(t *testing.T) {
-	g := image.NewGray(image.Rect(0, 0, 40, 60))
-	ink := page.NewMask(g.Bounds())
-	for y := range 60 {
-		for x := range 40 {
-			g.Pix[y*40+x] = 240
-			switch {
-			case x >= 18 && x < 22 && y >= 5 && y < 55:
-				g.Pix[y*40+x] = 30 // the stroke, all in the mask
-				ink.Mask[y*40+x] = true
-			case x == 22 && y >= 5 && y < 55:
-				g.Pix[y*40+x] = 150 // its soft edge
-			case x >= 23 && x < 26 && y >= 25 && y < 28:
-				g.Pix[y*40+x] = 60 // a tone's dot against the edge
-			}
+	g, ink := drawn(func(x, y int) (uint8, bool) {
+		switch {
+		case x >= 18 && x < 22 && y >= 5 && y < 55:
+			return 30, true // the stroke, all in the mask
+		case x == 22 && y >= 5 && y < 55:
+			return 150, false // its soft edge
+		case x >= 23 && x < 26 && y >= 25 && y < 28:
+			return 60, false // a tone's dot against the edge
 		}
-	}
+		return 240, false
+	})
 	line := image.Rect(15, 5, 32, 55)
 	b := &page.Block{Box: line, Char: 24, Vertical: true, Ink: ink, Lines: []image.Rectangle{line}}
-	scale := float64(ReadPx) / 24
-	pad := ReadPx * 2 / 3
-	at := func(crop *image.Gray, x, y int) uint8 {
-		return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
-	}
+	at := func(crop *image.Gray, x, y int) uint8 { return pageAt(crop, line, b.Char, x, y) }
 	usual, one := Line(g, b, line, GreyReach(b), 200), Line(g, b, line, 1, 200)
 	if v := at(usual, 24, 26); v > 128 {
 		t.Errorf("the usual grey look took the dot as %d, want it dark (the test's premise)", v)
@@ -222,4 +198,22 @@ func TestCropLeavesOutATonesDots(t *testing.T) {
 			t.Errorf("plain balloon %v: the speck at (12, 20) is %d in the crop, want it kept", plain, v)
 		}
 	}
+}
+
+// drawn is a 40×60 page whose pixels fill gives, with the mask of those it says are ink.
+func drawn(fill func(x, y int) (grey uint8, ink bool)) (*image.Gray, *page.Mask) {
+	g := image.NewGray(image.Rect(0, 0, 40, 60))
+	m := page.NewMask(g.Bounds())
+	for y := range 60 {
+		for x := range 40 {
+			g.Pix[y*40+x], m.Mask[y*40+x] = fill(x, y)
+		}
+	}
+	return g, m
+}
+
+// pageAt is the crop of line (characters char across) at the page's pixel (x, y).
+func pageAt(crop *image.Gray, line image.Rectangle, char, x, y int) uint8 {
+	scale, pad := float64(ReadPx)/float64(char), ReadPx*2/3
+	return crop.GrayAt(pad+int((float64(x-line.Min.X)+0.5)*scale), pad+int((float64(y-line.Min.Y)+0.5)*scale)).Y
 }
