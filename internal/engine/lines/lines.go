@@ -76,6 +76,13 @@ func Split(m *page.Mask, minChar int) *Layout {
 			vertical = xg*3 >= yg*2
 		}
 	}
+	// Rows whose characters stand further apart than the rows do are columns taken for rows:
+	// CJK set in rows is set solid along them with its leading between them, and set in columns
+	// the other way round (静か|誰か|来る。, whose first column a tone cut short, split into rows
+	// longer than its columns, but its characters stood half as far again apart as its rows).
+	if !strong && !vertical && len(rows) >= 2 && len(cols) >= 2 && ha < 2*va && yg > 0 && xg*4 >= yg*5 {
+		vertical = true
+	}
 	// A last row of nothing but small marks is the 。 that end columns: horizontal lettering
 	// sets its 。 on the baseline of the row it ends, never in a row of its own.
 	if !strong && !vertical && len(rows) >= 2 && len(cols) >= 2 && punctuationRow(ink, w, h, rows, cols) {

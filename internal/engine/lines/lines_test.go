@@ -203,3 +203,27 @@ func TestSplitColumnsWithSpecksBetweenTheirCharacters(t *testing.T) {
 		t.Fatalf("four columns laid out as %+v, want four columns", lay)
 	}
 }
+
+// Three columns of two characters (静か|誰か|来る。) whose first runs on over a tone that cuts
+// its third character to its top strokes: as rows the block is longer than as columns, and its
+// last row is no row of marks. But its characters stand half as far again apart across as down,
+// which is how columns are set (rows are set solid along them, their leading between them), so
+// it is columns; the same characters set the other way round stay rows.
+func TestSplitColumnsSetWiderApartThanTheirCharacters(t *testing.T) {
+	grid := func(across, down int) []image.Rectangle {
+		var chars []image.Rectangle
+		for i := range 3 {
+			x := i * (30 + across)
+			chars = append(chars, image.Rect(x, 0, x+30, 30), image.Rect(x, 30+down, x+30, 60+down))
+		}
+		return chars
+	}
+	chars := append(grid(8, 5), image.Rect(76, 70, 106, 78), image.Rect(6, 68, 14, 76))
+	lay := Split(inked(chars), 8)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 3 {
+		t.Fatalf("three columns set wider apart than their characters laid out as %+v, want three columns", lay)
+	}
+	if lay := Split(inked(grid(5, 8)), 8); lay == nil || lay.Vertical || len(lay.Lines) != 2 {
+		t.Fatalf("two rows set wider apart than their characters laid out as %+v, want two rows", lay)
+	}
+}
