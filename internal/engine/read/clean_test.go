@@ -5,7 +5,8 @@ import "testing"
 // What Tesseract reads is cleaned the way a reader would correct it: a bar before a kanji or at
 // a column's head is the kanji 一, a bar after kana the long-vowel mark; strokes of art read as
 // \, | or _ are not lettering; a 1 or ' that ends the lettering is its ！, a 1 between
-// katakana their long-vowel mark, a 7 that ends a question (after か, の, …) its ？.
+// katakana their long-vowel mark, a 7 that ends a question (after か, の, …) its ？, and a
+// katakana letter like a hiragana one (カ, ヘ) alone amid hiragana that hiragana.
 func TestCleanCJK(t *testing.T) {
 	for in, want := range map[string]string{
 		"ー方その頃":        "一方その頃",
@@ -38,6 +39,12 @@ func TestCleanCJK(t *testing.T) {
 		"まだ7":          "まだ7",
 		"あと7":          "あと7",
 		"ああ、るよ_ :":     "ああ、るよ:",
+		"誰カいるのか？":      "誰かいるのか？",
+		"約束したじゃないカ！":   "約束したじゃないか！",
+		"ヘえ、やるじゃん。":    "へえ、やるじゃん。",
+		"カメラを買った":      "カメラを買った",
+		"リーダーはベテランだ":   "リーダーはベテランだ",
+		"ペンを貸して":       "ペンを貸して",
 	} {
 		if got := CleanCJK(in); got != want {
 			t.Errorf("CleanCJK(%q) = %q, want %q", in, got, want)

@@ -402,7 +402,7 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 // lettering, a 1, l, I or ' after CJK is an exclamation mark whose dot was lost or read apart
 // (助けて1), a 7 after a question's particle its question mark (なの7), and the marks that end
 // it are set full-width, as lettering sets them. A lone Latin letter between CJK characters is
-// a speck of ink read as one.
+// a speck of ink read as one, and a lone katakana letter amid hiragana its twin.
 func CleanCJK(s string) string {
 	var out []rune
 	rs := []rune(strings.TrimSpace(s))
@@ -425,6 +425,21 @@ func CleanCJK(s string) string {
 			prev = r
 		}
 		out = append(out, r)
+	}
+	// A katakana letter that looks like its hiragana twin, alone amid hiragana, is that twin: a
+	// katakana word is katakana all through (誰カいる, じゃないカ！, ヘえ).
+	for i, r := range out {
+		before, after := rune(0), rune(0)
+		if i > 0 {
+			before = out[i-1]
+		}
+		if i+1 < len(out) {
+			after = out[i+1]
+		}
+		if twin, ok := hiraganaTwin[r]; ok && !katakana(before) && !katakana(after) &&
+			(unicode.Is(unicode.Hiragana, before) || unicode.Is(unicode.Hiragana, after)) {
+			out[i] = twin
+		}
 	}
 	// A ？ read as 7, its dot read apart or lost, after the particle that ends a question
 	// (あるのか7?, なの7); a count ends otherwise (あと7).
@@ -455,6 +470,9 @@ func CleanCJK(s string) string {
 // fullWidth are the marks Tesseract reads half-width that Japanese sets full-width (Korean
 // sets them half-width, and Chinese its comma as ，).
 var fullWidth = map[rune]rune{'!': '！', '?': '？', '.': '。', ',': '、'}
+
+// hiraganaTwin are the katakana letters set like a hiragana one, in print and to Tesseract.
+var hiraganaTwin = map[rune]rune{'カ': 'か', 'ヘ': 'へ', 'ベ': 'べ', 'ペ': 'ぺ', 'リ': 'り'}
 
 // japanese reports whether a and b, either side of a mark, are Japanese: kana or kanji, and
 // one of them kana (kanji alone may be Chinese).
