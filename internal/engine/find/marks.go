@@ -40,9 +40,9 @@ func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
 	}
 }
 
-// marksAtEnd gives back to a line of tb its 。 (a ring within its breadth, half a character after
-// it at most) and to a column the dot of its ！ or ？ (under its bar's or hook's foot, a stroke):
-// thin strokes in small lettering, hardly a pixel as dark as ink, they were left out as specks.
+// marksAtEnd gives back to a line of tb its 。 (a ring, inked or in grey, within its breadth and
+// half a character after it at most) and to a column the dot of its ！ or ？ (under its bar's or
+// hook's foot, a stroke): thin strokes of small lettering, hardly a pixel as dark as ink, left out.
 func marksAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 	c := tb.Char
 	for k, l := range tb.Lines {
@@ -67,7 +67,7 @@ func marksAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
 				continue
 			}
 			dot := gap >= 1 && gap*100 <= c*35 && rows == c/4 && foot.Dx()*10 <= c*3 && p.Box.Min.X >= foot.Min.X-c/8 && p.Box.Max.X <= foot.Max.X+c/8
-			if dot || min(w, h)*100 >= c*12 && raster.Enclosed(p.Box, func(x, y int) bool { return !slices.Contains(p.pix, y*g.Stride+x) }) {
+			if dot || min(w, h)*100 >= c*12 && (raster.Enclosed(p.Box, func(x, y int) bool { return !slices.Contains(p.pix, y*g.Stride+x) }) || raster.RingInGrey(g, p.Box)) {
 				addInk(g, tb, k, p)
 				break
 			}

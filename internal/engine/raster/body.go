@@ -109,3 +109,27 @@ func Enclosed(b image.Rectangle, light func(x, y int) bool) bool {
 	}
 	return false
 }
+
+// RingInGrey reports whether the small mark in b of g is a ring, as the grey page shows it: its
+// middle lighter than halfway from its darkest ink to the paper round it, and cut off from that
+// paper. A 。 a few pixels across, binarized, is a blot or an open hook; a dot or a speck is
+// darkest in its middle.
+func RingInGrey(g *image.Gray, b image.Rectangle) bool {
+	grown := b.Inset(-2).Intersect(g.Bounds())
+	dark, paper := uint8(255), uint8(0)
+	for y := grown.Min.Y; y < grown.Max.Y; y++ {
+		for x := grown.Min.X; x < grown.Max.X; x++ {
+			v := g.Pix[g.PixOffset(x, y)]
+			if (image.Point{x, y}).In(b) {
+				dark = min(dark, v)
+			} else if x == grown.Min.X || y == grown.Min.Y || x == grown.Max.X-1 || y == grown.Max.Y-1 {
+				paper = max(paper, v)
+			}
+		}
+	}
+	if int(paper) < int(dark)+40 {
+		return false
+	}
+	mid := (uint16(dark) + uint16(paper)) / 2
+	return Enclosed(grown, func(x, y int) bool { return uint16(g.Pix[g.PixOffset(x, y)]) >= mid })
+}

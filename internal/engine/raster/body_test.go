@@ -2,6 +2,7 @@ package raster
 
 import (
 	"image"
+	"image/color"
 	"testing"
 )
 
@@ -63,5 +64,55 @@ func TestWidensWhereTheGutterBegins(t *testing.T) {
 	// of them onto clean paper is no frame.
 	if p, ok := Widens(m, w, image.Pt(100, 10), image.Pt(0, 1), 5, 50); ok {
 		t.Errorf("runs shorter than the lettering across widened at %v", p)
+	}
+}
+
+// A 。 a few pixels across, scanned soft: a rim of greys, none as dark as ink, round a middle of
+// paper. It is a ring; a dot of the same size and greys (darkest in its middle), and a hook open
+// on one side, are not.
+func TestRingInGrey(t *testing.T) {
+	ring := []string{
+		"..###.",
+		".#o.o#",
+		"#o...#",
+		"#o..o#",
+		".#oo#.",
+	}
+	dot := []string{
+		"..oo..",
+		".o##o.",
+		"o####o",
+		".o##o.",
+		"..oo..",
+	}
+	hook := []string{
+		"..###.",
+		".#o.o#",
+		"#o....",
+		"#o..o#",
+		".#oo#.",
+	}
+	for _, c := range []struct {
+		name string
+		rows []string
+		want bool
+	}{{"ring", ring, true}, {"dot", dot, false}, {"hook", hook, false}} {
+		g := image.NewGray(image.Rect(0, 0, 20, 20))
+		for i := range g.Pix {
+			g.Pix[i] = 250
+		}
+		for y, row := range c.rows {
+			for x, ch := range row {
+				switch ch {
+				case '#':
+					g.SetGray(7+x, 7+y, color.Gray{Y: 160})
+				case 'o':
+					g.SetGray(7+x, 7+y, color.Gray{Y: 185})
+				}
+			}
+		}
+		if got := RingInGrey(g, image.Rect(7, 7, 13, 12)); got != c.want {
+			t.Errorf("%s: a ring %v, want %v", c.name, got, c.want)
+		}
 	}
 }

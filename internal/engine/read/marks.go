@@ -441,8 +441,9 @@ func (col column) ring(p *piece) bool {
 
 // holed reports whether p encloses paper: pixels off the piece that the paper around it does
 // not reach, or, for a thin ring whose anti-aliased hole the piece takes in, pixels lighter
-// than ink.
+// than ink, or a ring in the grey page whose binarized rim is open.
 func (col column) holed(p *piece) bool {
 	return raster.Enclosed(p.box, func(x, y int) bool { return !p.has(x, y) }) ||
-		raster.Enclosed(p.box, func(x, y int) bool { return !p.has(x, y) || col.g.GrayAt(x, y).Y >= col.inkMax })
+		raster.Enclosed(p.box, func(x, y int) bool { return !p.has(x, y) || col.g.GrayAt(x, y).Y >= col.inkMax }) ||
+		raster.RingInGrey(col.g, p.box)
 }

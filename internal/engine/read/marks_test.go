@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -367,6 +368,40 @@ func TestWithMarks(t *testing.T) {
 		got := withMarks(r(c.kept), r(c.other), c.cut)
 		if got.Text != c.want || got.Conf != 0.7 {
 			t.Errorf("withMarks(%q, %q, %q) = %q at %.2f, want %q at 0.70", c.kept, c.other, c.cut, got.Text, got.Conf, c.want)
+		}
+	}
+}
+
+// A 。 a few pixels across, scanned soft, is a ring only in the grey page: binarized, its rim is
+// open (次はお前の番だ。 on a generated hard page, 誰にも言っちゃダメだよ。 on a plain one). It is
+// still told, and cut from its column (read with it, the column lost the 。 and its だ's dakuten).
+func TestSoftRingEndsItsColumn(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		opts mangapage.Options
+		text string
+	}{
+		{22, mangapage.Options{Lang: "ja", Hard: true}, "次はお前の番だ。"},
+		{21, mangapage.Options{Lang: "ja"}, "誰にも言っちゃダメだよ。"},
+	} {
+		p, err := mangapage.Generate(c.seed, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(p.Bubbles, func(b mangapage.Bubble) bool { return b.Text == c.text })
+		if i < 0 {
+			t.Fatalf("seed %d: no bubble %s on the page", c.seed, c.text)
+		}
+		want := p.Bubbles[i].Box
+		blocks, pa := find.Manga(p.RGBA(), true)
+		j := slices.IndexFunc(blocks, func(b *page.Block) bool { return b.Box.Overlaps(want) })
+		if j < 0 {
+			t.Fatalf("seed %d: %s at %v not found", c.seed, c.text, want)
+		}
+		b := blocks[j]
+		last := b.Lines[len(b.Lines)-1] // the leftmost column, which the 。 ends
+		if rest, marks := trailingMarks(pa.Gray, pa.InkMax, b, last); marks != "。" || rest.Max.Y >= last.Max.Y {
+			t.Errorf("seed %d: %s: its last column %v recognised as ending in %q, left %v to read", c.seed, c.text, last, marks, rest)
 		}
 	}
 }
