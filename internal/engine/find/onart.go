@@ -170,6 +170,15 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		if !tb.Vertical || tb.Chars() < 3 || textured(tb.Box.Inset(-tb.Char), tb.Box) < 0.35 {
 			continue
 		}
+		// A character that is one thin stroke (一, the strokes of 二) passed for the art's: it is
+		// given back to the column it stands across or ends (barsOfLines).
+		var thin []blob
+		for j, c := range ll.Comps {
+			if thick := min(c.Box.Dx(), c.Box.Dy()); texture[j] == raster.NotTexture && thick < minChar && thick*4 < max(c.Box.Dx(), c.Box.Dy()) && c.Box.Overlaps(tb.Box.Inset(-tb.Char)) {
+				thin = append(thin, blob{Box: c.Box, pix: ll.Pix(int32(j + 1))})
+			}
+		}
+		barsOfLines(g, tb, thin)
 		out = append(out, tb)
 	}
 	return out

@@ -179,7 +179,9 @@ func TestMangaFindsAColumnAmongArtOnce(t *testing.T) {
 // a line carries it on in its own direction: the hatching a ！ stands over crosses its axis
 // (先生！質問があります！, whose last ！ was lost), and a column whose characters a coarse tone
 // ran together is a character wide, no stub at all (起きて！ in お兄ちゃん、起きて！朝だよ！,
-// which went, the balloon's middle column left unerased between two erased).
+// which went, the balloon's middle column left unerased between two erased). A character of
+// thin strokes that passed for the art's is given back to the column it heads (二 of
+// 二人とも、喧嘩はやめて！, read without it and left on the page).
 func TestMangaTextOnArtKeepsStrokesAlongItsColumns(t *testing.T) {
 	for _, c := range []struct {
 		seed  int64
@@ -189,17 +191,18 @@ func TestMangaTextOnArtKeepsStrokesAlongItsColumns(t *testing.T) {
 	}{
 		{20, mangapage.Options{Hard: true}, "先生！質問があります！", 2},
 		{11, mangapage.Options{Harsh: true}, "お兄ちゃん、起きて！朝だよ！", 3},
+		{1, mangapage.Options{Hard: true}, "二人とも、喧嘩はやめて！", 3},
 	} {
 		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
 			continue
 		}
-		// The lettering's own ink the block's columns leave out: a pixel or two of a mark's
-		// blurred rim at most.
+		// The lettering's own ink the block's columns (and furigana) leave out: a pixel or two of
+		// a mark's blurred rim at most.
 		left := 0
 		for y := want.Box.Min.Y; y < want.Box.Max.Y; y++ {
 			for x := want.Box.Min.X; x < want.Box.Max.X; x++ {
-				if want.Ink.AlphaAt(x, y).A >= 128 && !slices.ContainsFunc(b.Lines, image.Pt(x, y).In) {
+				if want.Ink.AlphaAt(x, y).A >= 128 && !slices.ContainsFunc(slices.Concat(b.Lines, b.Ruby), image.Pt(x, y).In) {
 					left++
 				}
 			}
