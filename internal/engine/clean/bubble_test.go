@@ -588,3 +588,32 @@ func TestBlockAcrossTwoTonesLaysNoStripes(t *testing.T) {
 		t.Errorf("%d of the %d pixels of the erased box are far from the page drawn without the lettering", far, b.Box.Dx()*b.Box.Dy())
 	}
 }
+
+// Lettering over speed lines that end at a black band above it (hard seed 1, 二人とも、
+// 喧嘩はやめて！, whose 二 touches the band's edge): the lines repeat along themselves at any
+// step, which passed for a tone of lines, and copied along them the band ran down over the
+// erased lettering. Lines with no period across them are no tone; the art is rebuilt from
+// around.
+func TestBlockOnSpeedLinesBelowABandCopiesNoBand(t *testing.T) {
+	img, plate, want := generatedLettering(t, 1, mangapage.Options{Hard: true}, "二人とも、喧嘩はやめて！")
+	blocks, pa := find.Manga(img, true)
+	k := slices.IndexFunc(blocks, func(b *page.Block) bool { return b.Box.Overlaps(want.Box) && b.Bubble == nil })
+	if k < 0 {
+		t.Fatal("the finder no longer finds the lettering on the art")
+	}
+	b := blocks[k]
+	Block(img, pa.Gray, pa.Paper, Target{Box: b.Box, Char: b.Char, Ink: b.Ink})
+	darkened := 0
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if page.Luma(plate.RGBAAt(x, y)) > 200 && page.Luma(img.RGBAAt(x, y)) < 100 {
+				darkened++
+			}
+		}
+	}
+	// Rebuilt from around, a stroke's edge or two goes dark; with the band run down, a third of
+	// the box.
+	if darkened*20 >= b.Box.Dx()*b.Box.Dy() {
+		t.Errorf("%d of the %d pixels of the erased box, white on the page drawn without the lettering, are now dark", darkened, b.Box.Dx()*b.Box.Dy())
+	}
+}

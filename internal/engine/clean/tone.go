@@ -236,8 +236,15 @@ func toneLattice(gray *image.Gray, m *page.Mask, box image.Rectangle) (lattice, 
 			if !lines {
 				return lattice{}, false
 			}
-			// A tone of lines repeats across them only (and along them at any step).
-			return lattice{a: longer(dips[0])}, true
+			// A tone of lines repeats across them only (and along them at any step). Lines that
+			// repeat along themselves alone (speed lines spaced at random, ending at a black band)
+			// have no such period: half their step repeats as closely, and copied along them,
+			// what ends them (the band) would run down over the erased lettering.
+			a := longer(dips[0])
+			if v, ok := at([2]float64{a[0] / 2, a[1] / 2}); !ok || v <= near*0.4 {
+				return lattice{}, false
+			}
+			return lattice{a: a}, true
 		}
 		pairs = slices.DeleteFunc(pairs, func(p pair) bool { return p.worst > best*1.05 })
 		smallest := slices.MinFunc(pairs, func(p, q pair) int { return cmp.Compare(p.det, q.det) })
