@@ -561,19 +561,27 @@ func TestBlockErasesTheHaloTheFinderTookForABubble(t *testing.T) {
 	}
 }
 
-// Lettering across a panel's frame, a coarse tone on each side (hard seed 6, 私は佐藤美咲。よろしくね。):
-// the lattice of the one, judged loosely on the scan's noise, was copied over the other and laid
-// stripes on it. Loosely judged, a lattice must hold on every side of the lettering; failing
-// that, the art is rebuilt from around as before.
-func TestBlockAcrossTwoTonesLaysNoStripes(t *testing.T) {
-	img, plate, want := generatedLettering(t, 6, mangapage.Options{Hard: true}, "私は佐藤美咲。よろしくね。")
+// erasedOnArt is the generated hard page of seed with the block the finder found for text on the
+// art erased, the page drawn without its lettering, and that block.
+func erasedOnArt(t *testing.T, seed int64, text string) (img, plate *image.RGBA, b *page.Block) {
+	t.Helper()
+	img, plate, want := generatedLettering(t, seed, mangapage.Options{Hard: true}, text)
 	blocks, pa := find.Manga(img, true)
 	k := slices.IndexFunc(blocks, func(b *page.Block) bool { return b.Box.Overlaps(want.Box) && b.Bubble == nil })
 	if k < 0 {
 		t.Fatal("the finder no longer finds the lettering on the art")
 	}
-	b := blocks[k]
+	b = blocks[k]
 	Block(img, pa.Gray, pa.Paper, Target{Box: b.Box, Char: b.Char, Ink: b.Ink})
+	return img, plate, b
+}
+
+// Lettering across a panel's frame, a coarse tone on each side (hard seed 6, 私は佐藤美咲。よろしくね。):
+// the lattice of the one, judged loosely on the scan's noise, was copied over the other and laid
+// stripes on it. Loosely judged, a lattice must hold on every side of the lettering; failing
+// that, the art is rebuilt from around as before.
+func TestBlockAcrossTwoTonesLaysNoStripes(t *testing.T) {
+	img, plate, b := erasedOnArt(t, 6, "私は佐藤美咲。よろしくね。")
 	far := 0
 	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
 		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
@@ -595,14 +603,7 @@ func TestBlockAcrossTwoTonesLaysNoStripes(t *testing.T) {
 // erased lettering. Lines with no period across them are no tone; the art is rebuilt from
 // around.
 func TestBlockOnSpeedLinesBelowABandCopiesNoBand(t *testing.T) {
-	img, plate, want := generatedLettering(t, 1, mangapage.Options{Hard: true}, "二人とも、喧嘩はやめて！")
-	blocks, pa := find.Manga(img, true)
-	k := slices.IndexFunc(blocks, func(b *page.Block) bool { return b.Box.Overlaps(want.Box) && b.Bubble == nil })
-	if k < 0 {
-		t.Fatal("the finder no longer finds the lettering on the art")
-	}
-	b := blocks[k]
-	Block(img, pa.Gray, pa.Paper, Target{Box: b.Box, Char: b.Char, Ink: b.Ink})
+	img, plate, b := erasedOnArt(t, 1, "二人とも、喧嘩はやめて！")
 	darkened := 0
 	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
 		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
