@@ -252,3 +252,15 @@ func PaperWithSpecks(ll *raster.Labels, n int32, hl *raster.Labels, box image.Re
 func Sized(r, pb image.Rectangle) bool {
 	return r.Dx() <= pb.Dx()/3 && r.Dy() <= pb.Dy()/3
 }
+
+// Covered reports whether r lies mostly in a block already found or in its balloon (a paper
+// area the size of a panel is none: the art it encloses is not its lettering's business).
+func Covered(found []*page.Block, r, pb image.Rectangle) bool {
+	c := r.Min.Add(r.Max).Div(2)
+	for _, f := range found {
+		if raster.OverlapRatio(f.Box, r) > 0.3 || (f.Bubble != nil && Sized(f.Bubble.Box, pb) && r.In(f.Bubble.Box) && f.Bubble.Has(c.X, c.Y)) {
+			return true
+		}
+	}
+	return false
+}

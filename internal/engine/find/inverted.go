@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 
+	"github.com/vtsproject/vts/internal/engine/balloon"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -31,7 +32,7 @@ func invertedBlocks(g *image.Gray, pa *page.Analysis) (keep func(normal []*page.
 	return func(normal []*page.Block) []*page.Block {
 		var out []*page.Block
 		for _, tb := range found {
-			if tb.Chars() < 4 || covered(normal, tb.Box, pb) || darkAround(neg, npa, tb) < 0.9 {
+			if tb.Chars() < 4 || balloon.Covered(normal, tb.Box, pb) || darkAround(neg, npa, tb) < 0.9 {
 				continue
 			}
 			// Lettering is set within its box: a dark area that is no box is the art's.

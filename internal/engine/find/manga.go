@@ -67,7 +67,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 				return slices.Contains(art, a) && a.Box.In(tb.Box) && a.Char*5 > tb.Char*4 && tb.Char*5 > a.Char*4
 			}); i >= 0 {
 				blocks[i] = tb
-			} else if !covered(art, tb.Box, b) {
+			} else if !balloon.Covered(art, tb.Box, b) {
 				blocks = append(blocks, tb)
 			}
 		}
@@ -85,7 +85,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			found, loose := detectBlocks(sub, paperBlur(sub), pa, onPaper)
 			for _, tb := range append(found, loose...) {
 				tb.Move(image.Pt(0, y0))
-				blocks = page.AddUnlessSeen(blocks, tb)
+				blocks = addUnlessSeen(blocks, tb)
 			}
 			if r.Max.Y == b.Dy() {
 				break
@@ -560,4 +560,19 @@ func amongTexture(g *image.Gray, rest, dots []blob, pa *page.Analysis, minChar, 
 		}
 	}
 	return out
+}
+
+// addUnlessSeen adds a block found in a tile of a webtoon strip (Manga) unless an overlapping
+// tile found it already; of the two, the one with more lettering (the one not cut by a tile's
+// edge) stays.
+func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
+	for i, o := range blocks {
+		if raster.OverlapRatio(o.Box, tb.Box) > 0.5 {
+			if area(tb.Box) > area(o.Box) {
+				blocks[i] = tb
+			}
+			return blocks
+		}
+	}
+	return append(blocks, tb)
 }

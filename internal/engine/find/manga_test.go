@@ -284,7 +284,9 @@ func TestMangaSmallMarksEndTheirLine(t *testing.T) {
 	for _, c := range []struct {
 		seed int64
 		text string
-		ring bool
+		// whole asks for all its ink in the block's; otherwise its columns must reach its last
+		// mark, the lowest ink of all
+		whole bool
 	}{
 		{22, "静かに！誰か来る。", true},
 		{22, "ありがとう。助かったよ。", true},
@@ -297,7 +299,7 @@ func TestMangaSmallMarksEndTheirLine(t *testing.T) {
 		if b == nil {
 			continue
 		}
-		if !c.ring {
+		if !c.whole {
 			if foot := slices.MaxFunc(b.Lines, func(a, b image.Rectangle) int { return a.Max.Y - b.Max.Y }).Max.Y; foot < want.Box.Max.Y-1 {
 				t.Errorf("seed %d: %q at %v: its columns %v end above its last mark", c.seed, c.text, want.Box, b.Lines)
 			}

@@ -138,7 +138,7 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 		// thickness, is a bar or patch of the art (a black window among a tone's dots, its edges
 		// clipped by a halo short of the density of a solid box): a character's strokes are far
 		// thinner, even a small dense kanji's blurred into a blot (準, 備 on cross-hatching).
-		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !raster.HasCore(bb.pix, g.Stride, c.Box, max(bb.Thick/4, minChar)) && !covered(found, c.Box, b) {
+		if bb.Ink >= 3 && float64(bb.Ink)/float64(area(c.Box)) <= 0.88 && !raster.HasCore(bb.pix, g.Stride, c.Box, max(bb.Thick/4, minChar)) && !balloon.Covered(found, c.Box, b) {
 			blobs = append(blobs, bb)
 		}
 	}
@@ -314,16 +314,4 @@ func pruneGaps(grp []blob, stride int) []blob {
 		}
 	}
 	return out
-}
-
-// covered reports whether r lies mostly in a block already found or in its balloon (a paper
-// area the size of a panel is none: the art it encloses is not its lettering's business).
-func covered(found []*page.Block, r, pb image.Rectangle) bool {
-	c := r.Min.Add(r.Max).Div(2)
-	for _, f := range found {
-		if raster.OverlapRatio(f.Box, r) > 0.3 || (f.Bubble != nil && balloon.Sized(f.Bubble.Box, pb) && r.In(f.Bubble.Box) && f.Bubble.Has(c.X, c.Y)) {
-			return true
-		}
-	}
-	return false
 }

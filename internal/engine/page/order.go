@@ -2,7 +2,6 @@ package page
 
 import (
 	"cmp"
-	"image"
 	"slices"
 )
 
@@ -58,20 +57,4 @@ next:
 		out = append(out, b)
 	}
 	return out
-}
-
-// AddUnlessSeen adds a block found in a tile of a webtoon strip unless an overlapping tile found
-// it already (the two share over half the smaller one's area); of the two, the one with more
-// lettering (the one not cut by a tile's edge) stays.
-func AddUnlessSeen(blocks []*Block, tb *Block) []*Block {
-	area := func(r image.Rectangle) int { return r.Dx() * r.Dy() }
-	for i, o := range blocks {
-		if area(o.Box.Intersect(tb.Box))*2 > min(area(o.Box), area(tb.Box)) {
-			if area(tb.Box) > area(o.Box) {
-				blocks[i] = tb
-			}
-			return blocks
-		}
-	}
-	return append(blocks, tb)
 }
