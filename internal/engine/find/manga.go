@@ -207,7 +207,7 @@ func boxOf(grp []blob) (box image.Rectangle) {
 func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, pa *page.Analysis, minChar, maxChar int, open bool) (out, loose []*page.Block) {
 	box := filled.Box
 	w := box.Dx()
-	hole := holes(g, ll, n, filled, pa, minChar, open) // not on a page's negative: its boxes are flat
+	hole := balloon.Holes(g, ll, n, filled, pa, minChar, open) // not on a page's negative: its boxes are flat
 	hl := raster.Label(hole, true)
 	var blobs, solid, specks, bars []blob
 	// The ！ that ends a column, a bar over a dot, is too thin and too heavy beside the column's
@@ -367,6 +367,12 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 			if found > 0 {
 				continue
 			}
+		}
+		// Rows of lettering chained to the art (Chinese or Korean in a balloon open to it) make
+		// no block with it, or a row as tall as the art: measured alone, each row is a block.
+		if rows, blobs := rowsOf(g, grp, pa, minChar, maxChar); len(rows) > 0 && (tb == nil || !tb.Vertical && tb.Char*2 > rows[0].Char*3) {
+			out, made = append(out, rows...), append(made, blobs...)
+			continue
 		}
 		if tb != nil {
 			out = append(out, tb)

@@ -447,3 +447,57 @@ func (col column) holed(p *piece) bool {
 		raster.Enclosed(p.box, func(x, y int) bool { return !p.has(x, y) || col.g.GrayAt(x, y).Y >= col.inkMax }) ||
 		raster.RingInGrey(col.g, p.box)
 }
+
+// rowEllipsis recognises the … that ends row l of b (dots across the middle of a cell, evenly
+// spaced; Chinese sets two, ……) and returns the part of the row left for Tesseract and the
+// marks; l and "" when the row ends otherwise. Tesseract's row models read a run of small dots
+// as anything (能…… as 能… ee, as 能.), or drop it with the character before. At small sizes a
+// dot may be lost to the mask: the dots stand on one pitch, a step of two where one is missing,
+// and their count is the pitches they span.
+func rowEllipsis(g *image.Gray, inkMax uint8, b *page.Block, l image.Rectangle) (image.Rectangle, string) {
+	if b.Char < 8 || b.Ink == nil {
+		return l, ""
+	}
+	col := column{c: b.Char, g: g, inkMax: inkMax}
+	pieces := piecesOf(b, l)
+	slices.SortFunc(pieces, func(p, q *piece) int { return q.box.Max.X - p.box.Max.X }) // right to left
+	mid2 := l.Min.Y + l.Max.Y
+	var dots []*piece
+	var steps []int // doubled, between the centres of neighbouring dots
+	for _, p := range pieces {
+		cy2 := p.box.Min.Y + p.box.Max.Y
+		if !col.dot(p) || raster.Abs(cy2-mid2)*100 > b.Char*2*22 {
+			break
+		}
+		if n := len(dots); n > 0 {
+			step := dots[n-1].cx2() - p.cx2()
+			if step*100 < b.Char*2*15 || step*100 > b.Char*2*120 || raster.Abs(cy2-dots[0].box.Min.Y-dots[0].box.Max.Y)*100 > b.Char*2*12 {
+				break
+			}
+			steps = append(steps, step)
+		}
+		dots = append(dots, p)
+	}
+	if len(dots) < 3 {
+		return l, ""
+	}
+	pitch := slices.Min(steps)
+	for _, s := range steps {
+		if k := (s + pitch/2) / pitch; k > 2 || s*100 > k*pitch*125 || s*100 < k*pitch*80 {
+			return l, ""
+		}
+	}
+	marks := "…"
+	switch n := (dots[0].cx2()-dots[len(dots)-1].cx2()+pitch/2)/pitch + 1; {
+	case n > 9 || n > len(dots)+1:
+		return l, ""
+	case n >= 4:
+		marks = "……"
+	}
+	rest := image.Rectangle{}
+	if left := dots[len(dots)-1].box.Min.X; left-l.Min.X >= b.Char/2 {
+		rest = l
+		rest.Max.X = left
+	}
+	return rest, marks
+}

@@ -405,3 +405,58 @@ func TestSoftRingEndsItsColumn(t *testing.T) {
 		}
 	}
 }
+
+// Chinese sets …… as six dots across the middle of two cells at the end of a row; Tesseract's
+// row model reads them as anything (能… ee, 能.) or drops them with the character before
+// (这不可). They are recognised by shape and cut from the row, which reads whole, on generated
+// Chinese pages in several sizes and papers; a row that ends in other marks keeps them.
+func TestRowEllipsisRead(t *testing.T) {
+	tess := tesseractCLI(t)
+	chinese := func(vertical bool) string {
+		if vertical {
+			return "chi_sim_vert"
+		}
+		return "chi_sim"
+	}
+	for _, c := range []struct {
+		seed       int64
+		text, dots string
+	}{
+		{2, "这不可能……", "……"},
+		{4, "这不可能……", "……"},
+		{11, "这不可能……", "……"},
+		{5, "你骗我！", ""},
+	} {
+		p, err := mangapage.Generate(c.seed, mangapage.Options{Lang: "zh-Hans"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want *mangapage.Bubble
+		for i, bb := range p.Bubbles {
+			if bb.Text == c.text {
+				want = &p.Bubbles[i]
+			}
+		}
+		if want == nil {
+			t.Fatalf("seed %d: no bubble %q on the page", c.seed, c.text)
+		}
+		blocks, pa := find.Manga(p.RGBA(), true)
+		i := slices.IndexFunc(blocks, func(b *page.Block) bool { return b.Box.Overlaps(want.Box) && !b.Vertical })
+		if i < 0 {
+			t.Errorf("seed %d: %q at %v was not found as rows (blocks %v)", c.seed, c.text, want.Box, blocks)
+			continue
+		}
+		b := blocks[i]
+		last := b.Lines[len(b.Lines)-1]
+		if rest, marks := rowEllipsis(pa.Gray, pa.InkMax, b, last); marks != c.dots || marks != "" && rest.Max.X > last.Max.X-b.Char {
+			t.Errorf("seed %d: %q: recognised %q, left %v of %v to read", c.seed, c.text, marks, rest, last)
+		}
+		rs, err := tess.Oriented(context.Background(), pa, blocks[i:i+1], chinese)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CleanCJK(rs[0].Text); got != c.text {
+			t.Errorf("seed %d: %q read as %q", c.seed, c.text, got)
+		}
+	}
+}

@@ -284,7 +284,9 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 		for _, l := range b.Lines {
 			ref := lineRef{block: i, line: l, rect: l, vertical: b.Vertical}
 			var alts []lineRef
-			if b.Vertical {
+			if !b.Vertical {
+				ref.rect, ref.marks = rowEllipsis(pa.Gray, pa.InkMax, b, l)
+			} else {
 				ref.rect, ref.marks = trailingMarks(pa.Gray, pa.InkMax, b, l)
 				// One character alone in its column (え of え！？, the い that ends a line): the
 				// vertical model reads a lone character badly (嘘 as 忠, え as うえ), a character
