@@ -6,7 +6,8 @@ import "testing"
 // a column's head is the kanji 一, a bar after kana the long-vowel mark; strokes of art read as
 // \, | or _ are not lettering; a 1 or ' that ends the lettering is its ！, a 1 between
 // katakana their long-vowel mark, a 7 that ends a question (after か, の, …) its ？, and a
-// katakana letter like a hiragana one (カ, ヘ) alone amid hiragana that hiragana.
+// katakana letter like a hiragana one (カ, ヘ) alone amid hiragana that hiragana. Korean keeps the
+// spaces between its words.
 func TestCleanCJK(t *testing.T) {
 	for in, want := range map[string]string{
 		"ー方その頃":        "一方その頃",
@@ -24,8 +25,9 @@ func TestCleanCJK(t *testing.T) {
 		"静かに!誰か来る?":    "静かに！誰か来る？",
 		"俺が守る.必ず。":     "俺が守る。必ず。",
 		"悪い,寝坊した。":     "悪い、寝坊した。",
-		"괜찮아,내가있잖아.":   "괜찮아,내가있잖아.", // Korean sets its marks half-width
-		"我们走吧,快点!":     "我们走吧,快点！",   // and Chinese its comma as ，
+		"괜찮아,내가있잖아.":   "괜찮아,내가있잖아.",   // Korean sets its marks half-width
+		"괜찮아, 내가 있잖아.": "괜찮아, 내가 있잖아.", // and a space between its words
+		"我们走吧,快点!":     "我们走吧,快点！",     // and Chinese its comma as ，
 		"何だと!?":        "何だと！？",
 		"1人で行く":        "1人で行く",
 		"Level 1":      "Level 1",

@@ -231,6 +231,7 @@ func parseReadings(data []byte, pages int) ([]page.Reading, error) {
 	out := make([]page.Reading, pages)
 	weights := make([]float64, pages)
 	lastLine := make([]string, pages)
+	lastRight := make([]int, pages) // the right edge of the last word on each page
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -253,8 +254,15 @@ func parseReadings(data []byte, pages int) ([]page.Reading, error) {
 			if !lang.HasCJK(text) || !lang.HasCJK(out[p].Text) {
 				out[p].Text += " "
 			}
+		} else if out[p].Text != "" && spaced(out[p].Text, text) && wordGap(f, lastRight[p]) {
+			out[p].Text += " "
 		}
 		lastLine[p] = lineKey
+		if l, err1 := strconv.Atoi(f[6]); err1 == nil {
+			if w, err2 := strconv.Atoi(f[8]); err2 == nil {
+				lastRight[p] = l + w
+			}
+		}
 		out[p].Text += text
 		n := float64(len([]rune(text)))
 		out[p].Conf += conf / 100 * n
@@ -381,7 +389,7 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 		cjk := lang.HasCJK(text) || text == ""
 		text += r.marks
 		o := &out[r.block]
-		if o.Text != "" && !(cjk && lang.HasCJK(o.Text)) {
+		if o.Text != "" && (!(cjk && lang.HasCJK(o.Text)) || spaced(o.Text, text)) {
 			o.Text += " "
 		}
 		o.Text += text
@@ -394,6 +402,23 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 		}
 	}
 	return out, nil
+}
+
+// wordGap reports whether the TSV word f stands a word's space after the word that ended at x
+// right in a crop (characters crops.ReadPx tall): a quarter of a character, the word space of
+// Korean type. Tesseract's Korean models also part one word in two here and there (비 밀이야,
+// 포 기하지) where its syllables stand as close as the rest.
+func wordGap(f []string, right int) bool {
+	left, err := strconv.Atoi(f[6])
+	return err == nil && left-right >= crops.ReadPx/4
+}
+
+// spaced reports whether text b follows text a after a space: Korean sets a space between its
+// words, as Tesseract's Korean models read them; Japanese and Chinese set none.
+func spaced(a, b string) bool {
+	last, _ := utf8.DecodeLastRuneInString(a)
+	first, _ := utf8.DecodeRuneInString(b)
+	return unicode.Is(unicode.Hangul, first) && (unicode.Is(unicode.Hangul, last) || unicode.IsPunct(last))
 }
 
 // CleanCJK strips spaces Tesseract puts between CJK characters and the noise it reads from the
@@ -410,7 +435,8 @@ func CleanCJK(s string) string {
 	rs := []rune(strings.TrimSpace(s))
 	prev := rune(0)
 	for i, r := range rs {
-		if r == '\\' || r == '|' || r == '_' || (r == ' ' && i > 0 && i < len(rs)-1 && (lang.HasCJK(string(prev)) || lang.HasCJK(string(rs[i+1])))) {
+		if r == '\\' || r == '|' || r == '_' || (r == ' ' && i > 0 && i < len(rs)-1 && (lang.HasCJK(string(prev)) || lang.HasCJK(string(rs[i+1]))) &&
+			!spaced(string(prev), string(rs[i+1]))) {
 			continue
 		}
 		if r == 'ー' && (prev < 0x3041 || prev > 0x30ff) {

@@ -2,6 +2,7 @@ package read
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"os"
 	"path/filepath"
@@ -48,5 +49,29 @@ func TestTesseractRunsOneThreadUnlessTold(t *testing.T) {
 	t.Setenv("OMP_THREAD_LIMIT", "2")
 	if got := limit(); got != "omp=2" {
 		t.Errorf("with OMP_THREAD_LIMIT=2 set, tesseract got %q, want omp=2", got)
+	}
+}
+
+// Korean sets a space between its words, and Tesseract's Korean models read them as words: the
+// reading keeps the spaces a quarter of a character wide or more, and none where the model
+// parted one word in two. Japanese and Chinese set none between theirs, nor between lines.
+func TestParseReadingsKeepsKoreanWordSpaces(t *testing.T) {
+	// A word at left, width pixels wide, in a crop of 48-pixel characters.
+	row := func(pg, line, word, left, width int, text string) string {
+		return fmt.Sprintf("5\t%d\t1\t1\t%d\t%d\t%d\t30\t%d\t48\t90\t%s\n", pg, line, word, left, width, text)
+	}
+	tsv := row(1, 1, 1, 32, 150, "괜찮아,") + row(1, 1, 2, 200, 100, "내가") + row(1, 1, 3, 318, 150, "있잖아.") +
+		// 오랜만이야 parted by the model where its syllables stand no further apart than the rest.
+		row(2, 1, 1, 32, 150, "오랜만") + row(2, 1, 2, 187, 100, "이야.") +
+		row(3, 1, 1, 32, 150, "大丈夫") + row(3, 1, 2, 200, 100, "だよ") + row(3, 2, 1, 32, 150, "本当に") +
+		row(4, 1, 1, 32, 100, "Level") + row(4, 1, 2, 140, 20, "1")
+	rs, err := parseReadings([]byte(tsv), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"괜찮아, 내가 있잖아.", "오랜만이야.", "大丈夫だよ本当に", "Level 1"} {
+		if rs[i].Text != want {
+			t.Errorf("page %d read %q, want %q", i+1, rs[i].Text, want)
+		}
 	}
 }
