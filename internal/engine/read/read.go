@@ -477,6 +477,13 @@ func CleanCJK(s string) string {
 	} else if n >= 3 && out[n-2] == '7' && (out[n-1] == '?' || out[n-1] == '？') && particle(out[n-3]) {
 		out = append(out[:n-2], '？')
 	}
+	// Three dots set as periods (Korean's ...) come back as a period and an ellipsis (돼.…): the
+	// ellipsis alone is what the lettering holds.
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == '.' && out[i+1] == '…' && i > 0 && lang.HasCJK(string(out[i-1])) {
+			out = append(out[:i], out[i+1:]...)
+		}
+	}
 	// The run of marks that ends the lettering, if what it ends is CJK.
 	end := len(out)
 	for end > 0 && strings.ContainsRune("1lI'!?！？", out[end-1]) {
