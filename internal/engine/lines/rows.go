@@ -10,9 +10,9 @@ import (
 // Chinese and Korean lettering set in rows, in a balloon open to the art or on a panel's white,
 // is clustered with whatever its strokes come near: a tone's dots under it, the stubs of speed
 // lines, a burst's spikes, a figure's hair. Measured with them, the block is a row as tall as
-// the art (你到底是谁？ over a shirt's dots was one row 119 pixels tall for characters of 20), or
+// the art (你到底是谁？ over a shirt's dots was one row 119 pixels tall for characters of 25), or
 // no block at all. Its characters still say what they are: pieces of one size whose tops and
-// feet line up, side by side, a character's height long at least. A CJK character is set in a
+// feet line up, side by side, standing on paper (find/rows.go). A CJK character is set in a
 // square, and its pieces (亻 and 尔 of 你, the syllable blocks of Hangul) reach from near the
 // top of the square to near its foot, where the art's pieces beside them do not.
 
@@ -80,17 +80,17 @@ func Rows(boxes []image.Rectangle, minChar, maxChar int) [][]int {
 		for _, k := range set {
 			band = band.Union(boxes[k])
 		}
-		// Two characters and a half long at least: the two halves of one character (亻 and 尔)
-		// are none, nor two characters of columns side by side.
 		// Columns side by side line up across too, a column's gap apart: where the pieces
 		// stand as close above one another as beside, the lettering is columns (rows are set
 		// solid along them, leading between them).
 		if stacked(boxes, tall, set) {
 			continue
 		}
-		// A lone piece is a run of characters joined only at the small sizes whose strokes
-		// blur together: a larger one is art (a tone's dots run together, a figure's hair).
-		if band.Dx()*2 < band.Dy()*5 || len(set) < 2 && (band.Dx()*2 <= band.Dy()*3 || band.Dy() > 4*minChar) {
+		// Two characters and a half long at least: the two halves of one character (亻 and 尔)
+		// are none, nor two characters of columns side by side. A lone piece is a run of
+		// characters joined only at the small sizes whose strokes blur together: a larger one
+		// is art (a tone's dots run together, a figure's hair).
+		if band.Dx()*2 < band.Dy()*5 || len(set) < 2 && band.Dy() > 4*minChar {
 			short = append(short, band)
 		} else {
 			rows = append(rows, band)

@@ -7,7 +7,7 @@ import "testing"
 // \, | or _ are not lettering; a 1 or ' that ends the lettering is its ！, a 1 between
 // katakana their long-vowel mark, a 7 that ends a question (after か, の, …) its ？, and a
 // katakana letter like a hiragana one (カ, ヘ) alone amid hiragana that hiragana. Korean keeps the
-// spaces between its words, and its ... read as .… is an ellipsis.
+// spaces between its words and its half-width marks, and its ... read as .… is an ellipsis.
 func TestCleanCJK(t *testing.T) {
 	for in, want := range map[string]string{
 		"ー方その頃":        "一方その頃",
@@ -42,6 +42,8 @@ func TestCleanCJK(t *testing.T) {
 		"あと7":          "あと7",
 		"ああ、るよ_ :":     "ああ、るよ:",
 		"말도 안 돼.…":     "말도 안 돼…",
+		"빨리 도망쳐1":      "빨리 도망쳐!",
+		"어디 가는 거야？":    "어디 가는 거야?",
 		"Wait.…":       "Wait.…",
 		"誰カいるのか？":      "誰かいるのか？",
 		"約束したじゃないカ！":   "約束したじゃないか！",

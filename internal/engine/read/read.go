@@ -484,18 +484,23 @@ func CleanCJK(s string) string {
 			out = append(out[:i], out[i+1:]...)
 		}
 	}
-	// The run of marks that ends the lettering, if what it ends is CJK.
+	// The run of marks that ends the lettering, if what it ends is CJK; Korean sets them
+	// half-width, as it does within.
 	end := len(out)
 	for end > 0 && strings.ContainsRune("1lI'!?！？", out[end-1]) {
 		end--
 	}
 	if end > 0 && end < len(out) && lang.HasCJK(string(out[end-1])) {
+		bang, question := '！', '？'
+		if unicode.Is(unicode.Hangul, out[end-1]) {
+			bang, question = '!', '?'
+		}
 		for i := end; i < len(out); i++ {
 			switch out[i] {
-			case '?':
-				out[i] = '？'
-			case '1', 'l', 'I', '\'', '!':
-				out[i] = '！'
+			case '?', '？':
+				out[i] = question
+			case '1', 'l', 'I', '\'', '!', '！':
+				out[i] = bang
 			}
 		}
 	}
