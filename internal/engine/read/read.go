@@ -226,7 +226,8 @@ func (t *Tesseract) readMany(ctx context.Context, imgs []*image.Gray, model stri
 }
 
 // parseReadings gathers the words of TSV output by page, in Tesseract's reading order, into one
-// text per page; words on new lines are joined without a space for CJK and with one otherwise.
+// text per page; words are joined without a space for CJK and with one otherwise, but Korean's
+// words stand a space apart (wordGap).
 func parseReadings(data []byte, pages int) ([]page.Reading, error) {
 	out := make([]page.Reading, pages)
 	weights := make([]float64, pages)
@@ -250,19 +251,16 @@ func parseReadings(data []byte, pages int) ([]page.Reading, error) {
 		}
 		p := pg - 1
 		lineKey := f[2] + "." + f[3] + "." + f[4]
+		left, _ := strconv.Atoi(f[6])
+		width, _ := strconv.Atoi(f[8])
 		if out[p].Text != "" && (lineKey != lastLine[p] || !lang.HasCJK(text)) {
 			if !lang.HasCJK(text) || !lang.HasCJK(out[p].Text) {
 				out[p].Text += " "
 			}
-		} else if out[p].Text != "" && spaced(out[p].Text, text) && wordGap(f, lastRight[p]) {
+		} else if out[p].Text != "" && spaced(out[p].Text, text) && wordGap(left, lastRight[p]) {
 			out[p].Text += " "
 		}
-		lastLine[p] = lineKey
-		if l, err1 := strconv.Atoi(f[6]); err1 == nil {
-			if w, err2 := strconv.Atoi(f[8]); err2 == nil {
-				lastRight[p] = l + w
-			}
-		}
+		lastLine[p], lastRight[p] = lineKey, left+width
 		out[p].Text += text
 		n := float64(len([]rune(text)))
 		out[p].Conf += conf / 100 * n
@@ -404,14 +402,11 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 	return out, nil
 }
 
-// wordGap reports whether the TSV word f stands a word's space after the word that ended at x
-// right in a crop (characters crops.ReadPx tall): a quarter of a character, the word space of
-// Korean type. Tesseract's Korean models also part one word in two here and there (비 밀이야,
-// 포 기하지) where its syllables stand as close as the rest.
-func wordGap(f []string, right int) bool {
-	left, err := strconv.Atoi(f[6])
-	return err == nil && left-right >= crops.ReadPx/4
-}
+// wordGap reports whether a word that starts at left in a crop (characters crops.ReadPx tall)
+// stands a word's space after the one that ended at right: a quarter of a character, the word
+// space of Korean type. Tesseract's Korean models also part one word in two here and there
+// (비 밀이야, 포 기하지) where its syllables stand as close as the rest.
+func wordGap(left, right int) bool { return left-right >= crops.ReadPx/4 }
 
 // spaced reports whether text b follows text a after a space: Korean sets a space between its
 // words, as Tesseract's Korean models read them; Japanese and Chinese set none.
