@@ -50,18 +50,24 @@ func invertedBlocks(g *image.Gray, pa *page.Analysis) (keep func(normal []*page.
 // character beyond its box: a caption's box is often tight, and a scan turns it a little) that
 // are as dark as its paper, on the negative as light.
 func darkAround(neg *image.Gray, npa *page.Analysis, tb *page.Block) float64 {
-	r := tb.Box.Inset(-tb.Char / 3).Intersect(neg.Bounds())
-	n, on := 0, 0
+	on, n := countAround(neg, tb.Box.Inset(-tb.Char/3), tb.InkAt, func(v uint8) bool { return int(v) >= int(npa.Paper)-45 })
+	return float64(on) / float64(max(n, 1))
+}
+
+// countAround counts the pixels of g in r (within the page) that skip leaves out, n, and those of
+// them whose grey is holds for, hits.
+func countAround(g *image.Gray, r image.Rectangle, skip func(x, y int) bool, is func(v uint8) bool) (hits, n int) {
+	r = r.Intersect(g.Bounds())
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			if tb.InkAt(x, y) {
+			if skip(x, y) {
 				continue
 			}
 			n++
-			if int(neg.GrayAt(x, y).Y) >= int(npa.Paper)-45 {
-				on++
+			if is(g.Pix[g.PixOffset(x, y)]) {
+				hits++
 			}
 		}
 	}
-	return float64(on) / float64(max(n, 1))
+	return hits, n
 }

@@ -30,17 +30,7 @@ func rowsOf(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar int) 
 // onPaperAround reports whether the band a third of tb's characters wide around its box is
 // paper, but for a twentieth of it: what the art brings near a balloon's lettering lies further.
 func onPaperAround(g *image.Gray, pa *page.Analysis, tb *page.Block) bool {
-	r := tb.Box.Inset(-max(1, tb.Char/3)).Intersect(g.Bounds())
-	n, dark := 0, 0
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if !(image.Point{x, y}).In(tb.Box) {
-				n++
-				if g.Pix[g.PixOffset(x, y)] < pa.InkSoft {
-					dark++
-				}
-			}
-		}
-	}
+	dark, n := countAround(g, tb.Box.Inset(-max(1, tb.Char/3)), func(x, y int) bool { return image.Pt(x, y).In(tb.Box) },
+		func(v uint8) bool { return v < pa.InkSoft })
 	return dark*20 <= n
 }

@@ -3,6 +3,8 @@ package lines
 import (
 	"image"
 	"slices"
+
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // Rows of horizontal lettering told apart from the shapes chained to them.
@@ -37,45 +39,23 @@ func Rows(boxes []image.Rectangle, minChar, maxChar int) [][]int {
 			return c.In(gap.Inset(-1)) && c.Dx()*2 >= gap.Dx()
 		})
 	}
-	parent := make([]int, len(boxes))
-	for i := range parent {
-		parent[i] = i
-	}
-	var root func(i int) int
-	root = func(i int) int {
-		if parent[i] != i {
-			parent[i] = root(parent[i])
+	// Pieces of one size, top and foot in line, side by side (a character's pieces may overlap
+	// a little, never by half), set solid or with a character between.
+	inLine := func(i, j int) bool {
+		a, b := boxes[i], boxes[j]
+		if b.Min.X < a.Min.X {
+			a, b = b, a
 		}
-		return parent[i]
+		h, gap := max(a.Dy(), b.Dy()), b.Min.X-a.Max.X
+		return gap <= h*8/5 && min(a.Dy(), b.Dy())*5 >= h*4 && raster.Abs(a.Min.Y-b.Min.Y)*5 <= h && raster.Abs(a.Max.Y-b.Max.Y)*5 <= h &&
+			min(a.Max.X, b.Max.X)-max(a.Min.X, b.Min.X) < min(a.Dx(), b.Dx())/2 &&
+			(gap <= h*2/5 || bridged(a, b))
 	}
-	for k, i := range tall {
-		a := boxes[i]
-		for _, j := range tall[k+1:] {
-			b := boxes[j]
-			h := max(a.Dy(), b.Dy())
-			gap := b.Min.X - a.Max.X
-			if gap > h*8/5 {
-				break // sorted by their left edge: the rest are further still
-			}
-			// Of one size, top and foot in line, side by side (a character's pieces may
-			// overlap a little, never by half), set solid or with a character between.
-			if min(a.Dy(), b.Dy())*5 >= h*4 && abs(a.Min.Y-b.Min.Y)*5 <= h && abs(a.Max.Y-b.Max.Y)*5 <= h &&
-				min(a.Max.X, b.Max.X)-max(a.Min.X, b.Min.X) < min(a.Dx(), b.Dx())/2 &&
-				(gap <= h*2/5 || bridged(a, b)) {
-				parent[root(j)] = root(i)
-			}
-		}
-	}
-	sets := map[int][]int{}
-	for _, i := range tall {
-		sets[root(i)] = append(sets[root(i)], i)
-	}
+	// A piece's neighbour is at most 8/5 of the taller one's height away, and the shorter is
+	// four fifths of the taller: twice its own height reaches it.
+	span := func(i int) (int, int) { return boxes[i].Min.X, boxes[i].Max.X + 2*boxes[i].Dy() }
 	var rows, short []image.Rectangle
-	for _, i := range tall {
-		set := sets[i] // none but for a row's first piece
-		if len(set) == 0 {
-			continue
-		}
+	for _, set := range raster.Cluster(tall, span, inLine) {
 		var band image.Rectangle
 		for _, k := range set {
 			band = band.Union(boxes[k])
@@ -102,7 +82,7 @@ func Rows(boxes []image.Rectangle, minChar, maxChar int) [][]int {
 		if slices.ContainsFunc(rows, func(r image.Rectangle) bool {
 			h := r.Dy()
 			gap := max(band.Min.Y-r.Max.Y, r.Min.Y-band.Max.Y)
-			return abs(band.Dy()-h)*5 <= h && gap >= 0 && gap*5 <= h*4 && band.Min.X >= r.Min.X-h && band.Max.X <= r.Max.X+h
+			return raster.Abs(band.Dy()-h)*5 <= h && gap >= 0 && gap*5 <= h*4 && band.Min.X >= r.Min.X-h && band.Max.X <= r.Max.X+h
 		}) {
 			rows = append(rows, band)
 		}
@@ -151,11 +131,4 @@ func stacked(boxes []image.Rectangle, tall, set []int) bool {
 		}
 	}
 	return n*2 >= len(set)
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
