@@ -10,6 +10,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
+	"golang.org/x/text/unicode/norm"
 )
 
 // similarity is 1 - CER.
@@ -82,6 +83,10 @@ type reading struct {
 	Source string  `json:"source,omitempty"`
 	CER    float64 `json:"cer"`
 	Read   bool    `json:"read"`
+	// Spaced is set on a reading without a wrong character of lettering that has word spaces
+	// (Korean): the CER ignores whitespace, so a reading that lost every space scores 0.
+	Spaced      bool `json:"spaced,omitempty"`
+	SpacedRight bool `json:"spacedRight,omitempty"` // and its spaces are where the lettering's are
 }
 
 // scoreReading matches every bubble to its transcript block and scores the reading.
@@ -94,10 +99,22 @@ func scoreReading(bubbles []mangapage.Bubble, tr *engine.Transcript, page image.
 			r.Source = tr.Blocks[r.Block].Source
 			r.CER = mangapage.CER(b.Text, r.Source)
 			r.Read = 1-r.CER >= readThreshold
+			r.Spaced, r.SpacedRight = wordSpacing(b.Text, r.Source)
 		}
 		out[i] = r
 	}
 	return out
+}
+
+// wordSpacing tells whether hyp reads ref without a wrong character and ref has word spaces
+// (spaced), and then whether hyp's words are ref's (right): a space lost or added is wrong.
+func wordSpacing(ref, hyp string) (spaced, right bool) {
+	r, h := norm.NFKC.String(ref), norm.NFKC.String(hyp)
+	rw := strings.Fields(r)
+	if len(rw) < 2 || string(mangapage.Normalize(r)) != string(mangapage.Normalize(h)) {
+		return false, false
+	}
+	return true, slices.Equal(rw, strings.Fields(h))
 }
 
 // extraBlocks counts transcript blocks overlapping no annotated lettering at all (dialogue or

@@ -81,6 +81,34 @@ func TestScoreReading(t *testing.T) {
 	}
 }
 
+func TestWordSpacing(t *testing.T) {
+	for _, c := range []struct {
+		ref, hyp      string
+		spaced, right bool
+	}{
+		{"괜찮아, 내가 있잖아.", "괜찮아, 내가 있잖아.", true, true},
+		{"괜찮아, 내가 있잖아.", "괜찮아,내가있잖아.", true, false},    // every space lost: CER 0 all the same
+		{"괜찮아, 내가 있잖아.", "괜찮아, 내 가 있잖아.", true, false}, // one added
+		{"말도 안 돼...", "말도 안 돼…", true, true},           // NFKC: … is ...
+		{"괜찮아, 내가 있잖아.", "괜찬아, 내가 있잖아.", false, false}, // a wrong character: the CER counts it
+		{"ちょっと待って！", "ちょっと 待って！", false, false},        // no spaces to get right
+	} {
+		spaced, right := wordSpacing(c.ref, c.hyp)
+		if spaced != c.spaced || right != c.right {
+			t.Errorf("wordSpacing(%q, %q) = %v, %v; want %v, %v", c.ref, c.hyp, spaced, right, c.spaced, c.right)
+		}
+	}
+	var tl tally
+	tl.add(pageResult{Bubbles: []bubbleResult{
+		{Scored: true, Reading: reading{Read: true, Spaced: true, SpacedRight: true}},
+		{Scored: true, Reading: reading{Read: true, Spaced: true}},
+		{Scored: true, Reading: reading{Read: true}},
+	}})
+	if tl.Spaced != 2 || tl.SpacedRight != 1 {
+		t.Errorf("tally: spaced %d, right %d; want 2, 1", tl.Spaced, tl.SpacedRight)
+	}
+}
+
 func TestWords(t *testing.T) {
 	if got, want := words("Don't worry. I'm with you, Tanaka-senpai!"), []string{"don", "worry", "with", "you", "tanaka", "senpai"}; !slices.Equal(got, want) {
 		t.Errorf("words = %q, want %q", got, want)

@@ -31,6 +31,9 @@ type tally struct {
 	BaselineStopped       int
 	Transcripts           int
 	CleanedResponses      int
+	// Spaced counts the bubbles read without a wrong character whose lettering has word
+	// spaces; SpacedRight those of them read with the spaces where the lettering has them.
+	Spaced, SpacedRight int
 }
 
 func (t *tally) add(r pageResult) {
@@ -69,6 +72,12 @@ func (t *tally) add(r pageResult) {
 		t.CER += b.Reading.CER
 		if b.Reading.Read {
 			t.Read++
+		}
+		if b.Reading.Spaced {
+			t.Spaced++
+			if b.Reading.SpacedRight {
+				t.SpacedRight++
+			}
 		}
 		t.WordsTotal += b.WordsTotal
 		t.WordsFound += b.WordsFound
@@ -214,6 +223,9 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 		}
 		if t.CleanedResponses < t.Pages {
 			notes = append(notes, fmt.Sprintf("%s: %d of %d responses carry no cleaned page; emptying was measured on the translated page.", src, t.Pages-t.CleanedResponses, t.Pages))
+		}
+		if t.Spaced > 0 {
+			notes = append(notes, fmt.Sprintf("%s: word spaces (which the CER ignores) where the lettering has them in %s of the bubbles read without a wrong character whose lettering has any.", src, pct(t.SpacedRight, t.Spaced)))
 		}
 		if t.Transcripts > 0 {
 			notes = append(notes, fmt.Sprintf("%s: the engine counted %d blocks; %d transcript blocks lay on no annotated lettering.", src, t.Blocks, t.Extra))
