@@ -55,6 +55,16 @@ func Split(m *page.Mask, minChar int) *Layout {
 	}
 	cols := segments(xs, minChar)
 	rows := segments(ys, minChar)
+	// Columns side by side whose only gap holds a speck (a tone's dot, a stroke's soft tip) are
+	// one run of the profile, and no other column shows how wide one is: the rows do, a
+	// character thick (ごめん、|待った？ in a toned balloon, read as four rows of two).
+	if len(cols) == 1 && len(rows) >= 2 {
+		thick := make([]int, len(rows))
+		for i, r := range rows {
+			thick[i] = r[1] - r[0]
+		}
+		cols = faintColumns(xs, cols[0], slices.Sorted(slices.Values(thick))[len(thick)/2], minChar)
+	}
 	va, ha := lineAspect(cols, ink, w, h, true), lineAspect(rows, ink, w, h, false)
 	vertical := va >= ha
 	xg, yg := medianGap(cols), medianGap(rows)
@@ -158,9 +168,28 @@ func Split(m *page.Mask, minChar int) *Layout {
 	if !vertical {
 		last = len(lines) - 1
 	}
+	// A line thin beside the thickest may still be a column of full-sized characters, where art
+	// beside the thickest widened it (the dots a halo clipped between 楽しみだ and 文化祭、): its
+	// characters stand as tall along it as the other lines' do, where furigana are half as tall
+	// (and a stroke of hatching is no character at all).
+	cell := make([]int, len(lines))
+	var fullCells []int
+	for i, l := range lines {
+		cell[i] = cellLength(ink, w, l.Sub(box.Min), vertical, minChar)
+		if shaped(i) && core[i]*100 >= mainCore*62 && cell[i] > 0 {
+			fullCells = append(fullCells, cell[i])
+		}
+	}
+	full := func(i int) bool {
+		if len(fullCells) == 0 || cell[i] < minChar || cell[i]*10 < mainCore*6 {
+			return false // no run a character long: a tone's dots in a column
+		}
+		c := lowerMedian(fullCells)
+		return cell[i]*5 >= c*4 && cell[i]*10 <= c*13 && core[i]*10 >= cell[i]*6 // and its characters about square
+	}
 	var mains []int
 	for i, l := range lines {
-		thin := core[i]*100 < mainCore*62
+		thin := core[i]*100 < mainCore*62 && !full(i)
 		switch {
 		case len(lines) > 1 && !shaped(i) && core[i] > mainCore:
 			lay.Art = append(lay.Art, l)
@@ -250,6 +279,32 @@ func rubyOfAny(l image.Rectangle, lines []image.Rectangle, thick []int, main int
 	return false
 }
 
+// cellLength is the median length along line l (in ink's coordinates, w wide) of its
+// characters, the runs of its profile along it; 0 for a line of fewer than two.
+func cellLength(ink []bool, w int, l image.Rectangle, vertical bool, minChar int) int {
+	prof := make([]int, page.LineLength(l, vertical))
+	for y := l.Min.Y; y < l.Max.Y; y++ {
+		for x := l.Min.X; x < l.Max.X; x++ {
+			if ink[y*w+x] {
+				k := y - l.Min.Y
+				if !vertical {
+					k = x - l.Min.X
+				}
+				prof[k]++
+			}
+		}
+	}
+	runs := segments(prof, minChar)
+	if len(runs) < 2 {
+		return 0
+	}
+	n := make([]int, len(runs))
+	for i, r := range runs {
+		n[i] = r[1] - r[0]
+	}
+	return slices.Sorted(slices.Values(n))[len(n)/2]
+}
+
 // coreThickness is the thickness of line l (in ink's coordinates, w wide) without the faint
 // tails of its ink profile: the span across it holding all but a twentieth of its ink on each
 // side, so that a stroke of art or a speed line touching a column does not widen it.
@@ -287,100 +342,6 @@ func crossSize(r image.Rectangle, vertical bool) int {
 		return r.Dx()
 	}
 	return r.Dy()
-}
-
-// segments splits a projection profile into runs of non-empty bins, joining runs separated by
-// gaps of at most an eighth of minChar (a stroke-less sliver inside one character). A faint
-// stretch, two pixels of ink or less and a sixteenth of the fullest bin's (a speck of JPEG noise,
-// a stroke's antialiased tip), splits like a gap where it lies between two lines: it does not make
-// two lines set close together one.
-func segments(profile []int, minChar int) [][2]int {
-	slack := max(1, minChar/8)
-	var runs [][2]int
-	start, lastOn := -1, -1
-	for i, v := range profile {
-		if v == 0 {
-			continue
-		}
-		if start >= 0 && i-lastOn-1 > slack {
-			runs = append(runs, [2]int{start, lastOn + 1})
-			start = -1
-		}
-		if start < 0 {
-			start = i
-		}
-		lastOn = i
-	}
-	if start >= 0 {
-		runs = append(runs, [2]int{start, lastOn + 1})
-	}
-	top := slices.Max(profile)
-	var out [][2]int
-	for k, r := range runs {
-		var others []int
-		for j, o := range runs {
-			if j != k {
-				others = append(others, o[1]-o[0])
-			}
-		}
-		out = append(out, splitFaint(profile, r, others, slack, minChar, top)...)
-	}
-	return out
-}
-
-// splitFaint is the run r of profile split in the middle of every faint stretch longer than
-// slack but no longer than a narrow gap (half of minChar) that has ink on both sides, when r is
-// far wider than the other runs (of the widths given) typically are and its parts are lines of
-// small lettering like them: all of a width, as wide as the others, from minChar to six times
-// it. A speck fills only a narrow gap: larger lettering leaves empty bins either side of it. The
-// parts of one line of thin strokes (the gap down い) are not lines, nor are the pieces of a mass
-// of art or the sides of an outlined shape; and where no other run shows how wide a line is, the
-// faint gaps between the characters of columns side by side are no rows.
-func splitFaint(profile []int, r [2]int, others []int, slack, minChar, top int) [][2]int {
-	cuts := []int{r[0]}
-	faint, inked := -1, false // where the current faint stretch began; ink since the run's start
-	for i := r[0]; i < r[1]; i++ {
-		if v := profile[i]; v <= 2 && v*16 <= top {
-			if faint < 0 {
-				faint = i
-			}
-			continue
-		}
-		if faint >= 0 && inked && i-faint > slack && (i-faint)*2 <= minChar {
-			cuts = append(cuts, (faint+i)/2)
-		}
-		faint, inked = -1, true
-	}
-	cuts = append(cuts, r[1])
-	if len(cuts) == 2 || len(others) == 0 {
-		return [][2]int{r}
-	}
-	narrow, wide := r[1]-r[0], 0
-	for k := 1; k < len(cuts); k++ {
-		narrow, wide = min(narrow, cuts[k]-cuts[k-1]), max(wide, cuts[k]-cuts[k-1])
-	}
-	typical := slices.Sorted(slices.Values(others))[len(others)/2]
-	if (r[1]-r[0])*5 < typical*8 || narrow < minChar || narrow*4 < wide*3 || narrow*4 < typical*3 || wide > 6*minChar {
-		return [][2]int{r}
-	}
-	var out [][2]int
-	for k := 1; k < len(cuts); k++ {
-		out = append(out, [2]int{cuts[k-1], cuts[k]})
-	}
-	return out
-}
-
-// medianGap is the median width of the gaps between segments, 0 with fewer than two segments.
-func medianGap(segs [][2]int) int {
-	if len(segs) < 2 {
-		return 0
-	}
-	gaps := make([]int, len(segs)-1)
-	for i := 1; i < len(segs); i++ {
-		gaps[i-1] = segs[i][0] - segs[i-1][1]
-	}
-	sort.Ints(gaps)
-	return gaps[len(gaps)/2]
 }
 
 // extent is the bounding box, inside the w×h ink mask, of the ink in one segment.

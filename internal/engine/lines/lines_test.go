@@ -227,3 +227,72 @@ func TestSplitColumnsSetWiderApartThanTheirCharacters(t *testing.T) {
 		t.Fatalf("two rows set wider apart than their characters laid out as %+v, want two rows", lay)
 	}
 }
+
+// Two columns of four characters (ごめん、|待った？ in a toned balloon) whose only gap holds a
+// dot of the tone, so that the projection sees one run: as one column the block is no longer
+// than as four rows of two, which it was read as. The rows show how wide a character is, and
+// the faint gap parts the columns; the fainter stretch beside a stroke at the left of the
+// second column (the left stroke of ご) would leave a sliver and is passed over. A column of
+// い, two strokes with a dot between, is still one column.
+func TestSplitColumnsWhoseGapHoldsADot(t *testing.T) {
+	m := page.NewMask(image.Rect(0, 0, 83, 184))
+	set := func(x0, y0, x1, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				m.Mask[y*83+x] = true
+			}
+		}
+	}
+	for i := range 4 {
+		y := i * 48
+		set(0, y, 40, y+6) // the left column: square outlines
+		set(0, y+34, 40, y+40)
+		set(0, y, 6, y+40)
+		set(34, y, 40, y+40)
+		set(43, y+4, 46, y+36) // the right column: a stroke at the left, then a square
+		set(49, y, 83, y+6)
+		set(49, y+34, 83, y+40)
+		set(49, y, 55, y+40)
+		set(77, y, 83, y+40)
+	}
+	set(40, 20, 41, 21) // the tone's dots in the gap
+	set(42, 100, 43, 101)
+	set(46, 70, 47, 71) // specks beside the stroke
+	set(47, 120, 48, 121)
+	set(48, 150, 49, 151)
+	lay := Split(m, 12)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 2 || lay.Lines[0].Min.X > 43 || lay.Lines[0].Max.X != 83 || lay.Lines[1].Max.X > 42 {
+		t.Fatalf("two columns whose gap holds a dot laid out as %+v, want the columns 43–83 and 0–40", lay)
+	}
+
+	i := page.NewMask(image.Rect(0, 0, 28, 150))
+	for k := range 5 {
+		y := k * 30
+		for yy := y; yy < y+26; yy++ {
+			for x := range 28 {
+				i.Mask[yy*28+x] = x < 12 || x >= 16
+			}
+		}
+	}
+	i.Mask[12*28+13], i.Mask[40*28+14] = true, true
+	if lay := Split(i, 12); lay == nil || !lay.Vertical || len(lay.Lines) != 1 {
+		t.Fatalf("a column of い laid out as %+v, want one column", lay)
+	}
+}
+
+// Three columns (楽しみだ|文化祭、|来週の, read right to left) with furigana beside the middle
+// one, on a tone whose dots a halo clipped: the fragments beside the left column widen it, and
+// beside it the middle column looked as thin as furigana and was dropped with them. Its
+// characters stand as tall along it as the other columns' do, and furigana's half as tall.
+func TestSplitColumnBesideOneWidenedByArtIsNoFurigana(t *testing.T) {
+	chars := slices.Concat(column(0, 0, 36, 4), column(84, 0, 36, 4), column(144, 0, 36, 3), column(122, 4, 14, 5))
+	for k := range 30 {
+		x, y := 37+k*7%32, k*13%158
+		chars = append(chars, image.Rect(x, y, x+8, y+8))
+	}
+	lay := Split(inked(chars), 10)
+	if lay == nil || !lay.Vertical || len(lay.Lines) != 3 || lay.Lines[1].Min.X != 84 ||
+		!slices.ContainsFunc(lay.Ruby, func(r image.Rectangle) bool { return r.Min.X == 122 }) {
+		t.Fatalf("three columns, the left widened by specks, laid out as %+v; want three columns and the furigana at x 122", lay)
+	}
+}
