@@ -10,6 +10,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine/balloon"
 	"github.com/vtsproject/vts/internal/engine/lines"
+	"github.com/vtsproject/vts/internal/engine/marks"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -218,10 +219,8 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	defer func() {
 		pieces := slices.Concat(solid, blobs, specks, bars)
 		for _, tb := range slices.Concat(out, loose) {
-			barsOfLines(g, tb, bars)
-			dotsAtEnd(g, pa, tb, pieces)
-			exclamationAtFoot(g, tb, pieces)
-			marksAtEnd(g, tb, pieces)
+			marks.Bars(g, tb, piecesOf(bars))
+			marks.AtEnd(g, pa, tb, piecesOf(pieces))
 			// A body found for the lettering without them that does not hold them is the
 			// narrow end of an open balloon: none at all is nearer the truth.
 			if tb.Bubble != nil && !tb.Box.In(tb.Bubble.Box.Inset(-tb.Char/2)) {

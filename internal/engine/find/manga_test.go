@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vtsproject/vts/internal/engine/marks"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
@@ -367,7 +368,7 @@ func TestLongVowelBarsEndTheirLine(t *testing.T) {
 			given = append(given, ends[2])
 			want = at(18, 20, 95, 16)
 		}
-		barsOfLines(g, b, given)
+		marks.Bars(g, b, piecesOf(given))
 		if b.Lines[0] != want || b.Box != want {
 			t.Errorf("vertical %v: line %v in %v, want %v: the two bars and nothing else", vertical, b.Lines[0], b.Box, want)
 		}
@@ -439,6 +440,7 @@ func TestMangaGivesBackTheDotsThatEndALine(t *testing.T) {
 		{516, plain, "嘘だろ…？"},   // the ？ after the dots
 		{516, plain, "その頃…"},    // a horizontal caption
 		{9, hard, "嘘…"},         // one character and its dots, two pixels each, alone in a balloon
+		{22, hard, "やっと見つけた…"},  // 12 px lettering, dots of a pixel or two in grey that the blur took for paper
 	} {
 		b, _, want := lettering(t, c.seed, c.opt, c.text)
 		if b == nil {
@@ -447,6 +449,11 @@ func TestMangaGivesBackTheDotsThatEndALine(t *testing.T) {
 		if !want.Box.Inset(2).In(b.Box) {
 			t.Errorf("seed %d: %q at %v found as %v, without the marks at its end", c.seed, c.text, want.Box, b.Box)
 		}
+	}
+	// The dots after the first of three columns of 14 px characters (ったく…|しょうがない|なあ。)
+	// are two pixels each, drawn grey, lighter than lettering: three at one pitch are no grain.
+	if b, _, _ := lettering(t, 9, hard, "ったく…しょうがないなあ。"); b != nil && (len(b.Lines) != 3 || page.LineLength(b.Lines[0], true) < 4*b.Char) {
+		t.Errorf("seed 9: ったく… found in lines %v of %d px; want its first four characters long", b.Lines, b.Char)
 	}
 }
 

@@ -2,189 +2,11 @@ package find
 
 import (
 	"image"
-	"slices"
 
-	"github.com/vtsproject/vts/internal/engine/lines"
+	"github.com/vtsproject/vts/internal/engine/marks"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
-
-// exclamationAtFoot gives back to a column of tb the ！ that ends it, found among the pieces of
-// its paper area: a bar about a character's height or less, on the column's axis, right under
-// its foot, over a dot. Read, the column ends in its ！; erased, so does the mark.
-func exclamationAtFoot(g *image.Gray, tb *page.Block, pieces []blob) {
-	if !tb.Vertical || len(pieces) < 2 {
-		return
-	}
-	c := tb.Char
-	for k, l := range tb.Lines {
-		axis2 := l.Min.X + l.Max.X
-		for i, bar := range pieces {
-			bw, bh := bar.Box.Dx(), bar.Box.Dy()
-			gap := bar.Box.Min.Y - l.Max.Y
-			if gap < 0 || gap*2 > c || bh*10 < c*3 || bh*10 > c*11 || bw*100 > c*35 || bh < 2*bw ||
-				raster.Abs(bar.Box.Min.X+bar.Box.Max.X-axis2)*4 > c*2 {
-				continue
-			}
-			for j, dot := range pieces {
-				dw, dh := dot.Box.Dx(), dot.Box.Dy()
-				dgap := dot.Box.Min.Y - bar.Box.Max.Y
-				if j == i || dgap < 1 || dgap*100 > c*35 || dw*100 > c*35 || dh*100 > c*35 ||
-					raster.Abs(dot.Box.Min.X+dot.Box.Max.X-bar.Box.Min.X-bar.Box.Max.X)*10 > c*2*2 {
-					continue
-				}
-				addInk(g, tb, k, bar, dot)
-				return
-			}
-		}
-	}
-}
-
-// marksAtEnd gives back to a line of tb its 。 (a ring, inked or in grey, within its breadth and
-// half a character after it at most) and to a column the dot of its ！ or ？ (under its bar's or
-// hook's foot, a stroke): thin strokes of small lettering, hardly a pixel as dark as ink, left out.
-func marksAtEnd(g *image.Gray, tb *page.Block, pieces []blob) {
-	c := tb.Char
-	for k, l := range tb.Lines {
-		// Its ink's lowest quarter character: a stroke, thin and inked on every row (no dot, no 。).
-		foot, rows := image.Rectangle{}, 0
-		for y := l.Max.Y - c/4; tb.Vertical && y < l.Max.Y; y++ {
-			for x := l.Min.X; x < l.Max.X; x++ {
-				if tb.InkAt(x, y) {
-					foot = foot.Union(image.Rect(x, y, x+1, y+1))
-				}
-			}
-			if foot.Max.Y == y+1 {
-				rows++
-			}
-		}
-		for _, p := range pieces {
-			w, h, gap, within := p.Box.Dx(), p.Box.Dy(), p.Box.Min.Y-l.Max.Y, p.Box.Min.X >= l.Min.X-c/8 && p.Box.Max.X <= l.Max.X+c/8
-			if !tb.Vertical {
-				gap, within = p.Box.Min.X-l.Max.X, p.Box.Min.Y >= l.Min.Y-c/8 && p.Box.Max.Y <= l.Max.Y+c/8
-			}
-			if gap < 0 || gap*2 > c || max(w, h)*100 < c*8 || w*2 > c || h*2 > c || w*10 < h*6 || h*10 < w*6 || !within {
-				continue
-			}
-			dot := gap >= 1 && gap*100 <= c*35 && rows == c/4 && foot.Dx()*10 <= c*3 && p.Box.Min.X >= foot.Min.X-c/8 && p.Box.Max.X <= foot.Max.X+c/8
-			if dot || min(w, h)*100 >= c*12 && (raster.Enclosed(p.Box, func(x, y int) bool { return !slices.Contains(p.pix, y*g.Stride+x) }) || raster.RingInGrey(g, p.Box)) {
-				addInk(g, tb, k, p)
-				break
-			}
-		}
-	}
-}
-
-// barsOfLines gives back to the lines of tb the characters of one thin stroke among bars, which
-// passed for speed lines (lines.Bars: the ー of キャー！, 一).
-func barsOfLines(g *image.Gray, tb *page.Block, bars []blob) {
-	boxes := make([]image.Rectangle, len(bars))
-	for i, b := range bars {
-		boxes[i] = b.Box
-	}
-	for k, idx := range lines.Bars(tb.Lines, tb.Vertical, tb.Char, boxes) {
-		for _, i := range idx {
-			addInk(g, tb, k, bars[i])
-		}
-	}
-}
-
-// dotsAtEnd gives back to a line of tb the … (or ‥) that ends it, found among the pieces of its
-// paper area: two to six small round dots in a row on the line's axis, the first close after
-// its end (below a column, right of a row), and the ？ or ！ that may follow them, which the
-// dots' gap kept from the line too. Read, the line ends in its …; erased, so do the dots.
-func dotsAtEnd(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []blob) {
-	c := tb.Char
-	if c <= 0 {
-		return
-	}
-	// Six dots and a mark after them reach less than seven characters past a line's end: the
-	// rest of a large paper area's pieces (a panel's grain) are not looked at line by line.
-	reach := tb.Box.Inset(-7 * c)
-	pieces = slices.DeleteFunc(slices.Clone(pieces), func(p blob) bool { return !p.Box.Overlaps(reach) })
-	// along and across are a box's extent along the line and across it.
-	along := func(r image.Rectangle) (int, int) {
-		if tb.Vertical {
-			return r.Min.Y, r.Max.Y
-		}
-		return r.Min.X, r.Max.X
-	}
-	across := func(r image.Rectangle) (int, int) {
-		if tb.Vertical {
-			return r.Min.X, r.Max.X
-		}
-		return r.Min.Y, r.Max.Y
-	}
-	for k, l := range tb.Lines {
-		lo, hi := across(l)
-		axis2 := lo + hi
-		_, lineEnd := along(l)
-		end := lineEnd
-		var dots []blob
-		size := 0
-		for {
-			next, nextEnd := -1, 0 // the nearest dot after end
-			for i, p := range pieces {
-				a0, a1 := along(p.Box)
-				c0, c1 := across(p.Box)
-				w, h := p.Box.Dx(), p.Box.Dy()
-				if gap := a0 - end; gap < 0 || gap*10 > c*6 || w*10 > c*3 || h*10 > c*3 || max(w, h)*10 < c || w > 2*h+1 || h > 2*w+1 ||
-					raster.Abs(c0+c1-axis2)*5 > c*2 || size > 0 && (max(w, h) > 2*size || 2*max(w, h) < size) {
-					continue
-				}
-				if next < 0 || a1 < nextEnd {
-					next, nextEnd = i, a1
-				}
-			}
-			if next < 0 || len(dots) == 6 {
-				break
-			}
-			d := pieces[next]
-			dots = append(dots, d)
-			size = max(size, d.Box.Dx(), d.Box.Dy())
-			_, end = along(d.Box)
-		}
-		// They are all there is after the line's end, and mostly as dark as lettering: a
-		// tone's specks or a textured paper's grain strew others about, lighter.
-		strewn := 0
-		for _, p := range pieces {
-			a0, _ := along(p.Box)
-			c0, c1 := across(p.Box)
-			if a0 >= lineEnd && a0 < end && c0 < hi && c1 > lo {
-				strewn++
-			}
-		}
-		// dark counts the dots with a pixel nearly as dark as lettering: a grain's specks are
-		// lighter (a dot of two pixels, blurred, a little lighter than the threshold of ink).
-		dark := 0
-		for _, d := range dots {
-			if slices.ContainsFunc(d.pix, func(px int) bool { return 2*int(g.Pix[px]) < int(pa.InkMax)+int(pa.InkSoft) }) {
-				dark++
-			}
-		}
-		if len(dots) < 2 || strewn > len(dots) || dark*2 < len(dots) {
-			continue
-		}
-		// A ？ or ！ after the dots: the pieces on the axis that start within half a character
-		// of the last dot and fit together in one character's cell.
-		var mark []blob
-		cell := image.Rectangle{}
-		for _, p := range pieces {
-			a0, a1 := along(p.Box)
-			c0, c1 := across(p.Box)
-			if a0 < end || (a0-end)*2 > c || (a1-end)*10 > c*13 || raster.Abs(c0+c1-axis2) > c || c0 < lo-c/2 || c1 > hi+c/2 {
-				continue
-			}
-			mark, cell = append(mark, p), cell.Union(p.Box)
-		}
-		if len(mark) > 0 && len(mark) <= 2 {
-			if m0, m1 := along(cell); (m1-m0)*10 >= c*4 {
-				dots = append(dots, mark...)
-			}
-		}
-		addInk(g, tb, k, dots...)
-	}
-}
 
 // loneWithDots is the lettering of a balloon that holds one character and the … after it (嘘…,
 // え…), which makeBlock refuses as too short: a lone shape is more often art. The dots say it is
@@ -196,7 +18,7 @@ func loneWithDots(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar
 	}
 	for _, vertical := range []bool{true, false} {
 		tb.Vertical = vertical
-		dotsAtEnd(g, pa, tb, pieces)
+		marks.Dots(g, pa, tb, piecesOf(pieces))
 		if tb.Chars() >= 2 {
 			return tb
 		}
@@ -204,23 +26,13 @@ func loneWithDots(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar
 	return nil
 }
 
-// addInk grows tb's ink mask, box and line k by the pieces given.
-func addInk(g *image.Gray, tb *page.Block, k int, pieces ...blob) {
-	box := tb.Box
-	for _, p := range pieces {
-		box = box.Union(p.Box)
-		tb.Lines[k] = tb.Lines[k].Union(p.Box)
+// piecesOf are the blobs as the marks package sees them.
+func piecesOf(bs []blob) []marks.Piece {
+	out := make([]marks.Piece, len(bs))
+	for i, b := range bs {
+		out[i] = marks.Piece{Box: b.Box, Pix: b.pix}
 	}
-	m := page.NewMask(box)
-	for y := tb.Box.Min.Y; y < tb.Box.Max.Y; y++ {
-		for x := tb.Box.Min.X; x < tb.Box.Max.X; x++ {
-			if tb.InkAt(x, y) {
-				m.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
-			}
-		}
-	}
-	markPix(m, g.Stride, pieces...)
-	tb.Box, tb.Ink = box, m
+	return out
 }
 
 // markPix sets in m the ink of the pieces, whose pixels are indices into an image of the given

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/vtsproject/vts/internal/engine/balloon"
+	"github.com/vtsproject/vts/internal/engine/marks"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 )
@@ -171,14 +172,14 @@ func artBlocks(g *image.Gray, pa *page.Analysis, found []*page.Block) []*page.Bl
 			continue
 		}
 		// A character that is one thin stroke (一, the strokes of 二) passed for the art's: it is
-		// given back to the column it stands across or ends (barsOfLines).
+		// given back to the column it stands across or ends (marks.Bars).
 		var thin []blob
 		for j, c := range ll.Comps {
 			if thick := min(c.Box.Dx(), c.Box.Dy()); texture[j] == raster.NotTexture && thick < minChar && thick*4 < max(c.Box.Dx(), c.Box.Dy()) && c.Box.Overlaps(tb.Box.Inset(-tb.Char)) {
 				thin = append(thin, blob{Box: c.Box, pix: ll.Pix(int32(j + 1))})
 			}
 		}
-		barsOfLines(g, tb, thin)
+		marks.Bars(g, tb, piecesOf(thin))
 		out = append(out, tb)
 	}
 	return out
