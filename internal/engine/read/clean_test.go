@@ -33,6 +33,10 @@ func TestCleanCJK(t *testing.T) {
 		"Level 1":      "Level 1",
 		"Lv.1":         "Lv.1",
 		"間に合わなtい！":     "間に合わない！",
+		"別-に。":         "別に。",
+		"ラ-メン":         "ラーメン",
+		"그-그게":         "그-그게", // a Korean stammer keeps its hyphen
+		"T-シャツ":        "T-シャツ",
 		"Tシャツを着た":      "Tシャツを着た",
 		"CDを買った":       "CDを買った",
 		"本当に大丈夫なの7":    "本当に大丈夫なの？",

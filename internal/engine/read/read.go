@@ -420,11 +420,12 @@ func spaced(a, b string) bool {
 // edges of a crop: a stroke of art or a bubble's edge read as \, | or _, which lettering
 // never holds. A long-vowel mark that follows no kana is the kanji 一 misread (ー方 for 一方): the
 // mark only ever lengthens a kana, and a column's bar looks the same either way. Between
-// katakana a 1 or an l is that mark standing in a column (ジュ1ス). At the end of the
+// katakana a 1, an l or a hyphen is that mark standing in a column (ジュ1ス). At the end of the
 // lettering, a 1, l, I or ' after CJK is an exclamation mark whose dot was lost or read apart
 // (助けて1), a 7 after a question's particle its question mark (なの7), and the marks that end
 // it are set full-width, as lettering sets them. A lone Latin letter between CJK characters is
-// a speck of ink read as one, and a lone katakana letter amid hiragana its twin.
+// a speck of ink read as one, as is a hyphen amid other Japanese (別-に: Japanese sets none),
+// and a lone katakana letter amid hiragana its twin.
 func CleanCJK(s string) string {
 	var out []rune
 	rs := []rune(strings.TrimSpace(s))
@@ -437,8 +438,10 @@ func CleanCJK(s string) string {
 		if r == 'ー' && (prev < 0x3041 || prev > 0x30ff) {
 			r = '一'
 		}
-		if (r == '1' || r == 'l') && katakana(prev) && i+1 < len(rs) && katakana(rs[i+1]) {
+		if (r == '1' || r == 'l' || r == '-') && katakana(prev) && i+1 < len(rs) && katakana(rs[i+1]) {
 			r = 'ー'
+		} else if r == '-' && i+1 < len(rs) && japanese(prev, rs[i+1]) {
+			continue
 		} else if r < 0x80 && unicode.IsLetter(r) && lang.HasCJK(string(prev)) && i+1 < len(rs) && lang.HasCJK(string(rs[i+1])) {
 			continue // a lone Latin letter amid kana is a speck read as one (間に合わなtい)
 		} else if w, ok := fullWidth[r]; ok && i+1 < len(rs) && japanese(prev, rs[i+1]) {
