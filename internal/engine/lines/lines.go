@@ -282,18 +282,7 @@ func rubyOfAny(l image.Rectangle, lines []image.Rectangle, thick []int, main int
 // cellLength is the median length along line l (in ink's coordinates, w wide) of its
 // characters, the runs of its profile along it; 0 for a line of fewer than two.
 func cellLength(ink []bool, w int, l image.Rectangle, vertical bool, minChar int) int {
-	prof := make([]int, page.LineLength(l, vertical))
-	for y := l.Min.Y; y < l.Max.Y; y++ {
-		for x := l.Min.X; x < l.Max.X; x++ {
-			if ink[y*w+x] {
-				k := y - l.Min.Y
-				if !vertical {
-					k = x - l.Min.X
-				}
-				prof[k]++
-			}
-		}
-	}
+	prof := lineProfile(ink, w, l, vertical, false)
 	runs := segments(prof, minChar)
 	if len(runs) < 2 {
 		return 0
@@ -305,24 +294,32 @@ func cellLength(ink []bool, w int, l image.Rectangle, vertical bool, minChar int
 	return slices.Sorted(slices.Values(n))[len(n)/2]
 }
 
+// lineProfile is the ink of line l (in ink's coordinates, w wide) counted across it, bin by bin
+// of its thickness (across), or along it, bin by bin of its length.
+func lineProfile(ink []bool, w int, l image.Rectangle, vertical, across bool) []int {
+	prof := make([]int, page.LineLength(l, vertical != across))
+	for y := l.Min.Y; y < l.Max.Y; y++ {
+		for x := l.Min.X; x < l.Max.X; x++ {
+			if ink[y*w+x] {
+				k := y - l.Min.Y
+				if vertical == across {
+					k = x - l.Min.X
+				}
+				prof[k]++
+			}
+		}
+	}
+	return prof
+}
+
 // coreThickness is the thickness of line l (in ink's coordinates, w wide) without the faint
 // tails of its ink profile: the span across it holding all but a twentieth of its ink on each
 // side, so that a stroke of art or a speed line touching a column does not widen it.
 func coreThickness(ink []bool, w int, l image.Rectangle, vertical bool) int {
-	n := crossSize(l, vertical)
-	prof := make([]int, n)
-	total := 0
-	for y := l.Min.Y; y < l.Max.Y; y++ {
-		for x := l.Min.X; x < l.Max.X; x++ {
-			if ink[y*w+x] {
-				k := x - l.Min.X
-				if !vertical {
-					k = y - l.Min.Y
-				}
-				prof[k]++
-				total++
-			}
-		}
+	prof := lineProfile(ink, w, l, vertical, true)
+	n, total := len(prof), 0
+	for _, v := range prof {
+		total += v
 	}
 	lo, hi, cut := 0, n, 0
 	for lo < hi && cut+prof[lo] <= total/20 {
