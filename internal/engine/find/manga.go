@@ -217,10 +217,10 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	// whose bar or hook joined it), and a character that is one thin stroke (the ー of キャー！,
 	// 一) passes for a speed line: once the lines are found, they are given back to their line.
 	defer func() {
-		pieces := slices.Concat(solid, blobs, specks, bars)
+		pieces, thin := piecesOf(slices.Concat(solid, blobs, specks, bars)), piecesOf(bars)
 		for _, tb := range slices.Concat(out, loose) {
-			marks.Bars(g, tb, piecesOf(bars))
-			marks.AtEnd(g, pa, tb, piecesOf(pieces))
+			marks.Bars(g, tb, thin)
+			marks.AtEnd(g, pa, tb, pieces)
 			// A body found for the lettering without them that does not hold them is the
 			// narrow end of an open balloon: none at all is nearer the truth.
 			if tb.Bubble != nil && !tb.Box.In(tb.Bubble.Box.Inset(-tb.Char/2)) {

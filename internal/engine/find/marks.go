@@ -16,9 +16,10 @@ func loneWithDots(g *image.Gray, grp []blob, pa *page.Analysis, minChar, maxChar
 	if tb == nil || len(tb.Lines) != 1 || len(tb.Ruby) > 0 {
 		return nil
 	}
+	ps := piecesOf(pieces)
 	for _, vertical := range []bool{true, false} {
 		tb.Vertical = vertical
-		marks.Dots(g, pa, tb, piecesOf(pieces))
+		marks.Dots(g, pa, tb, ps)
 		if tb.Chars() >= 2 {
 			return tb
 		}

@@ -59,11 +59,7 @@ func Split(m *page.Mask, minChar int) *Layout {
 	// one run of the profile, and no other column shows how wide one is: the rows do, a
 	// character thick (ごめん、|待った？ in a toned balloon, read as four rows of two).
 	if len(cols) == 1 && len(rows) >= 2 {
-		thick := make([]int, len(rows))
-		for i, r := range rows {
-			thick[i] = r[1] - r[0]
-		}
-		cols = faintColumns(xs, cols[0], slices.Sorted(slices.Values(thick))[len(thick)/2], minChar)
+		cols = faintColumns(xs, cols[0], raster.Median(rows, runLength), minChar)
 	}
 	va, ha := lineAspect(cols, ink, w, h, true), lineAspect(rows, ink, w, h, false)
 	vertical := va >= ha
@@ -180,12 +176,15 @@ func Split(m *page.Mask, minChar int) *Layout {
 			fullCells = append(fullCells, cell[i])
 		}
 	}
+	mainCell := 0 // how long the main lines' characters are
+	if len(fullCells) > 0 {
+		mainCell = lowerMedian(fullCells)
+	}
 	full := func(i int) bool {
-		if len(fullCells) == 0 || cell[i] < minChar || cell[i]*10 < mainCore*6 {
+		if mainCell == 0 || cell[i] < minChar || cell[i]*10 < mainCore*6 {
 			return false // no run a character long: a tone's dots in a column
 		}
-		c := lowerMedian(fullCells)
-		return cell[i]*5 >= c*4 && cell[i]*10 <= c*13 && core[i]*10 >= cell[i]*6 // and its characters about square
+		return cell[i]*5 >= mainCell*4 && cell[i]*10 <= mainCell*13 && core[i]*10 >= cell[i]*6 // and its characters about square
 	}
 	var mains []int
 	for i, l := range lines {
@@ -287,12 +286,11 @@ func cellLength(ink []bool, w int, l image.Rectangle, vertical bool, minChar int
 	if len(runs) < 2 {
 		return 0
 	}
-	n := make([]int, len(runs))
-	for i, r := range runs {
-		n[i] = r[1] - r[0]
-	}
-	return slices.Sorted(slices.Values(n))[len(n)/2]
+	return raster.Median(runs, runLength)
 }
+
+// runLength is a run's length in bins.
+func runLength(r [2]int) int { return r[1] - r[0] }
 
 // lineProfile is the ink of line l (in ink's coordinates, w wide) counted across it, bin by bin
 // of its thickness (across), or along it, bin by bin of its length.

@@ -56,37 +56,16 @@ func segments(profile []int, minChar int) [][2]int {
 // of art or the sides of an outlined shape; and where no other run shows how wide a line is, the
 // faint gaps between the characters of columns side by side are no rows.
 func splitFaint(profile []int, r [2]int, others []int, slack, minChar, top int) [][2]int {
-	cuts := []int{r[0]}
-	faint, inked := -1, false // where the current faint stretch began; ink since the run's start
-	for i := r[0]; i < r[1]; i++ {
-		if v := profile[i]; v <= 2 && v*16 <= top {
-			if faint < 0 {
-				faint = i
-			}
-			continue
-		}
-		if faint >= 0 && inked && i-faint > slack && (i-faint)*2 <= minChar {
-			cuts = append(cuts, (faint+i)/2)
-		}
-		faint, inked = -1, true
-	}
-	cuts = append(cuts, r[1])
-	if len(cuts) == 2 || len(others) == 0 {
+	at, _ := faintCuts(profile, r, slack, minChar, top)
+	if len(at) == 0 || len(others) == 0 {
 		return [][2]int{r}
 	}
-	narrow, wide := r[1]-r[0], 0
-	for k := 1; k < len(cuts); k++ {
-		narrow, wide = min(narrow, cuts[k]-cuts[k-1]), max(wide, cuts[k]-cuts[k-1])
-	}
+	narrow, wide := partWidths(r, at)
 	typical := slices.Sorted(slices.Values(others))[len(others)/2]
 	if (r[1]-r[0])*5 < typical*8 || narrow < minChar || narrow*4 < wide*3 || narrow*4 < typical*3 || wide > 6*minChar {
 		return [][2]int{r}
 	}
-	var out [][2]int
-	for k := 1; k < len(cuts); k++ {
-		out = append(out, [2]int{cuts[k-1], cuts[k]})
-	}
-	return out
+	return partsOf(r, at)
 }
 
 // faintColumns parts the one run r of an x profile into columns about char wide (the rows'
@@ -94,22 +73,7 @@ func splitFaint(profile []int, r [2]int, others []int, slack, minChar, top int) 
 // column's strokes (beside the left stroke of ご) that would leave a sliver is passed over: of
 // the two stretches either side of a sliver, the one with more ink.
 func faintColumns(profile []int, r [2]int, char, minChar int) [][2]int {
-	slack, top := max(1, minChar/8), slices.Max(profile[r[0]:r[1]])
-	var at, ink []int // the cuts, and the ink of the stretch each is in
-	faint, sum, inked := -1, 0, false
-	for i := r[0]; i < r[1]; i++ {
-		if v := profile[i]; v <= 2 && v*16 <= top {
-			if faint < 0 {
-				faint, sum = i, 0
-			}
-			sum += v
-			continue
-		}
-		if faint >= 0 && inked && i-faint > slack && (i-faint)*2 <= minChar {
-			at, ink = append(at, (faint+i)/2), append(ink, sum)
-		}
-		faint, inked = -1, true
-	}
+	at, ink := faintCuts(profile, r, max(1, minChar/8), minChar, slices.Max(profile))
 	for len(at) > 0 {
 		bounds := slices.Concat([]int{r[0]}, at, []int{r[1]})
 		k := 0 // the narrowest part
@@ -127,19 +91,51 @@ func faintColumns(profile []int, r [2]int, char, minChar int) [][2]int {
 		}
 		at, ink = slices.Delete(at, c, c+1), slices.Delete(ink, c, c+1)
 	}
-	bounds := slices.Concat([]int{r[0]}, at, []int{r[1]})
-	narrow, wide := r[1]-r[0], 0
-	for k := 1; k < len(bounds); k++ {
-		narrow, wide = min(narrow, bounds[k]-bounds[k-1]), max(wide, bounds[k]-bounds[k-1])
-	}
+	narrow, wide := partWidths(r, at)
 	if len(at) == 0 || narrow < minChar || narrow*4 < wide*3 || wide > 6*minChar {
 		return [][2]int{r}
 	}
-	var out [][2]int
-	for k := 1; k < len(bounds); k++ {
-		out = append(out, [2]int{bounds[k-1], bounds[k]})
+	return partsOf(r, at)
+}
+
+// faintCuts are the middles of the faint stretches of run r of profile (two pixels of ink or
+// less and a sixteenth of top) longer than slack but no longer than half of minChar, with ink
+// before them, and the ink each stretch holds.
+func faintCuts(profile []int, r [2]int, slack, minChar, top int) (at, ink []int) {
+	faint, sum, inked := -1, 0, false // where the current faint stretch began, its ink; ink since the run's start
+	for i := r[0]; i < r[1]; i++ {
+		if v := profile[i]; v <= 2 && v*16 <= top {
+			if faint < 0 {
+				faint, sum = i, 0
+			}
+			sum += v
+			continue
+		}
+		if faint >= 0 && inked && i-faint > slack && (i-faint)*2 <= minChar {
+			at, ink = append(at, (faint+i)/2), append(ink, sum)
+		}
+		faint, inked = -1, true
+	}
+	return at, ink
+}
+
+// partsOf are the parts of run r between the cuts at.
+func partsOf(r [2]int, at []int) [][2]int {
+	bounds := slices.Concat([]int{r[0]}, at, []int{r[1]})
+	out := make([][2]int, len(bounds)-1)
+	for k := range out {
+		out[k] = [2]int{bounds[k], bounds[k+1]}
 	}
 	return out
+}
+
+// partWidths are the narrowest and the widest of the parts of run r between the cuts at.
+func partWidths(r [2]int, at []int) (narrow, wide int) {
+	narrow = r[1] - r[0]
+	for _, p := range partsOf(r, at) {
+		narrow, wide = min(narrow, p[1]-p[0]), max(wide, p[1]-p[0])
+	}
+	return narrow, wide
 }
 
 // medianGap is the median width of the gaps between segments, 0 with fewer than two segments.

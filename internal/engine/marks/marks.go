@@ -122,31 +122,19 @@ func Dots(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) {
 	// rest of a large paper area's pieces (a panel's grain) are not looked at line by line.
 	reach := tb.Box.Inset(-7 * c)
 	pieces = slices.DeleteFunc(slices.Clone(pieces), func(p Piece) bool { return !p.Box.Overlaps(reach) })
-	// along and across are a box's extent along the line and across it.
-	along := func(r image.Rectangle) (int, int) {
-		if tb.Vertical {
-			return r.Min.Y, r.Max.Y
-		}
-		return r.Min.X, r.Max.X
-	}
-	across := func(r image.Rectangle) (int, int) {
-		if tb.Vertical {
-			return r.Min.X, r.Max.X
-		}
-		return r.Min.Y, r.Max.Y
-	}
+	v := tb.Vertical
 	for k, l := range tb.Lines {
-		lo, hi := across(l)
+		lo, hi := across(l, v)
 		axis2 := lo + hi
-		_, lineEnd := along(l)
+		_, lineEnd := along(l, v)
 		end := lineEnd
 		var dots []Piece
 		size := 0
 		for {
 			next, nextEnd := -1, 0 // the nearest dot after end
 			for i, p := range pieces {
-				a0, a1 := along(p.Box)
-				c0, c1 := across(p.Box)
+				a0, a1 := along(p.Box, v)
+				c0, c1 := across(p.Box, v)
 				w, h := p.Box.Dx(), p.Box.Dy()
 				if gap := a0 - end; gap < 0 || gap*10 > c*6 || w*10 > c*3 || h*10 > c*3 || max(w, h)*10 < c || w > 2*h+1 || h > 2*w+1 ||
 					raster.Abs(c0+c1-axis2)*5 > c*2 || size > 0 && (max(w, h) > 2*size || 2*max(w, h) < size) {
@@ -162,14 +150,14 @@ func Dots(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) {
 			d := pieces[next]
 			dots = append(dots, d)
 			size = max(size, d.Box.Dx(), d.Box.Dy())
-			_, end = along(d.Box)
+			_, end = along(d.Box, v)
 		}
 		// They are all there is after the line's end, and mostly as dark as lettering: a
 		// tone's specks or a textured paper's grain strew others about, lighter.
 		strewn := 0
 		for _, p := range pieces {
-			a0, _ := along(p.Box)
-			c0, c1 := across(p.Box)
+			a0, _ := along(p.Box, v)
+			c0, c1 := across(p.Box, v)
 			if a0 >= lineEnd && a0 < end && c0 < hi && c1 > lo {
 				strewn++
 			}
@@ -178,7 +166,7 @@ func Dots(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) {
 		// lighter (a dot of two pixels, blurred, a little lighter than the threshold of ink).
 		dark := 0
 		for _, d := range dots {
-			if slices.ContainsFunc(d.Pix, func(px int) bool { return 2*int(g.Pix[px]) < int(pa.InkMax)+int(pa.InkSoft) }) {
+			if slices.ContainsFunc(d.Pix, func(px int) bool { return nearlyInk(g, pa, px) }) {
 				dark++
 			}
 		}
@@ -188,8 +176,8 @@ func Dots(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) {
 		if len(dots) >= 3 {
 			var pitch []int
 			for i := 1; i < len(dots); i++ {
-				a0, a1 := along(dots[i-1].Box)
-				b0, b1 := along(dots[i].Box)
+				a0, a1 := along(dots[i-1].Box, v)
+				b0, b1 := along(dots[i].Box, v)
 				pitch = append(pitch, b0+b1-a0-a1)
 			}
 			if slices.Max(pitch)-slices.Min(pitch) <= max(2, slices.Min(pitch)/5) {
@@ -204,15 +192,15 @@ func Dots(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) {
 		var mark []Piece
 		cell := image.Rectangle{}
 		for _, p := range pieces {
-			a0, a1 := along(p.Box)
-			c0, c1 := across(p.Box)
+			a0, a1 := along(p.Box, v)
+			c0, c1 := across(p.Box, v)
 			if a0 < end || (a0-end)*2 > c || (a1-end)*10 > c*13 || raster.Abs(c0+c1-axis2) > c || c0 < lo-c/2 || c1 > hi+c/2 {
 				continue
 			}
 			mark, cell = append(mark, p), cell.Union(p.Box)
 		}
 		if len(mark) > 0 && len(mark) <= 2 {
-			if m0, m1 := along(cell); (m1-m0)*10 >= c*4 {
+			if m0, m1 := along(cell, v); (m1-m0)*10 >= c*4 {
 				dots = append(dots, mark...)
 			}
 		}
@@ -270,18 +258,12 @@ func grey(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) []Pi
 		if len(ll.Comps) > 6 {
 			continue // a tone's dots or a paper's grain, not six dots and a mark
 		}
-		axis2 := l.Min.X + l.Max.X
-		if !tb.Vertical {
-			axis2 = l.Min.Y + l.Max.Y
-		}
+		lo, hi := across(l, tb.Vertical)
 		for k, comp := range ll.Comps {
 			b := comp.Box
 			box := b.Add(win.Min)
-			mid2 := box.Min.X + box.Max.X
-			if !tb.Vertical {
-				mid2 = box.Min.Y + box.Max.Y
-			}
-			if b.Min.X == 0 || b.Min.Y == 0 || b.Max.X == w || b.Max.Y == ll.H || max(b.Dx(), b.Dy())*2 > c || raster.Abs(mid2-axis2)*5 > c*2 ||
+			c0, c1 := across(box, tb.Vertical)
+			if b.Min.X == 0 || b.Min.Y == 0 || b.Max.X == w || b.Max.Y == ll.H || max(b.Dx(), b.Dy())*2 > c || raster.Abs(c0+c1-lo-hi)*5 > c*2 ||
 				slices.ContainsFunc(pieces, func(p Piece) bool { return p.Box.Overlaps(box) }) {
 				continue
 			}
@@ -290,7 +272,7 @@ func grey(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) []Pi
 			for _, i := range ll.Pix(int32(k + 1)) {
 				px := (win.Min.Y+i/w)*g.Stride + win.Min.X + i%w
 				p.Pix = append(p.Pix, px)
-				dark = dark || 2*int(g.Pix[px]) < int(pa.InkMax)+int(pa.InkSoft)
+				dark = dark || nearlyInk(g, pa, px)
 			}
 			if dark {
 				out = append(out, p)
@@ -299,3 +281,20 @@ func grey(g *image.Gray, pa *page.Analysis, tb *page.Block, pieces []Piece) []Pi
 	}
 	return out
 }
+
+// nearlyInk reports whether pixel px of g is nearly as dark as lettering: darker than halfway
+// between the page's ink threshold and its soft one. A paper's grain is lighter.
+func nearlyInk(g *image.Gray, pa *page.Analysis, px int) bool {
+	return 2*int(g.Pix[px]) < int(pa.InkMax)+int(pa.InkSoft)
+}
+
+// across is r's extent across a line of the direction given (its x for a column), along (below)
+// its extent along it.
+func across(r image.Rectangle, vertical bool) (int, int) {
+	if vertical {
+		return r.Min.X, r.Max.X
+	}
+	return r.Min.Y, r.Max.Y
+}
+
+func along(r image.Rectangle, vertical bool) (int, int) { return across(r, !vertical) }
