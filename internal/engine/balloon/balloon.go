@@ -26,29 +26,37 @@ import (
 // lettering runs on (a panel's white, the gutter) instead of closing within a few times the
 // lettering's size.
 func Open(filled *page.Mask, paper func(x, y int) bool, text image.Rectangle, char int) *page.Mask {
+	reach := 2 * max(text.Dx(), text.Dy(), 2*char)
+	win := text.Inset(-reach).Intersect(filled.Box)
 	// Necks are cut from the narrowest up: a gutter is narrow, the spikes of a shout wide.
-	for _, r := range []int{char * 3 / 5, char, char * 8 / 5} {
-		if b := openedBalloon(filled, paper, text, char, max(2, r)); b != nil {
+	radii := []int{max(2, char*3/5), max(2, char), max(2, char*8/5)}
+	// The paper and the lettering on it, which the opening must not take for a hole, told once
+	// for the widest window any radius looks at.
+	all := win.Inset(-radii[len(radii)-1])
+	lit := make([]bool, all.Dx()*all.Dy())
+	for y := all.Min.Y; y < all.Max.Y; y++ {
+		for x := all.Min.X; x < all.Max.X; x++ {
+			p := image.Pt(x, y)
+			lit[(y-all.Min.Y)*all.Dx()+x-all.Min.X] = filled.Has(x, y) && (p.In(text) || paper(x, y))
+		}
+	}
+	for _, r := range radii {
+		if b := openedBalloon(filled, lit, all, win, text, char, r); b != nil {
 			return b
 		}
 	}
 	return nil
 }
 
-// openedBalloon is Open for one radius of the opening.
-func openedBalloon(filled *page.Mask, paper func(x, y int) bool, text image.Rectangle, char, r int) *page.Mask {
-	reach := 2 * max(text.Dx(), text.Dy(), 2*char)
-	win := text.Inset(-reach).Intersect(filled.Box)
+// openedBalloon is Open for one radius of the opening, in the window win, of the paper lit
+// (told over all).
+func openedBalloon(filled *page.Mask, lit []bool, all, win, text image.Rectangle, char, r int) *page.Mask {
 	// The mask is taken r beyond the window so that the shrinking is exact inside it.
 	outer := win.Inset(-r)
 	ow, oh := outer.Dx(), outer.Dy()
-	// The paper and the lettering on it, which the opening must not take for a hole.
 	m := make([]bool, ow*oh)
 	for y := range oh {
-		for x := range ow {
-			p := image.Pt(outer.Min.X+x, outer.Min.Y+y)
-			m[y*ow+x] = filled.Has(p.X, p.Y) && (p.In(text) || paper(p.X, p.Y))
-		}
+		copy(m[y*ow:][:ow], lit[(outer.Min.Y-all.Min.Y+y)*all.Dx()+outer.Min.X-all.Min.X:])
 	}
 	cutAtFrames(m, ow, oh, text.Sub(outer.Min), char)
 	fillMarks(m, ow, oh, text.Sub(outer.Min), char)
@@ -99,21 +107,28 @@ func openedBalloon(filled *page.Mask, paper func(x, y int) bool, text image.Rect
 // other faces seed 17). The frames are cut first: filled, a ！ at a balloon's open foot would let
 // the walk down from the lettering pass it and cut the balloon above it.
 func fillMarks(m []bool, w, h int, text image.Rectangle, char int) {
-	holes := &raster.Bitmap{W: w, H: h, On: make([]bool, len(m))}
-	for i, on := range m {
-		holes.On[i] = !on
+	near := text.Inset(-2 * char)
+	// A mark lies in near, so only the holes there and a pixel beyond are labelled: one that
+	// runs out of near is cut at that pixel and still runs out of it.
+	sub := near.Inset(-1).Intersect(image.Rect(0, 0, w, h))
+	sw := sub.Dx()
+	holes := &raster.Bitmap{W: sw, H: sub.Dy(), On: make([]bool, sw*sub.Dy())}
+	for y := range sub.Dy() {
+		for x := range sw {
+			holes.On[y*sw+x] = !m[(sub.Min.Y+y)*w+sub.Min.X+x]
+		}
 	}
 	l := raster.Label(holes, false)
-	near := text.Inset(-2 * char)
 	mark := make([]bool, len(l.Comps))
 	for i, c := range l.Comps {
-		size := max(c.Box.Dx(), c.Box.Dy())
-		under := c.Box.Min.X < text.Max.X && text.Min.X < c.Box.Max.X
-		mark[i] = size*6 >= char && size <= char && under && c.Box.In(near) && c.Box.Min.X > 0 && c.Box.Min.Y > 0 && c.Box.Max.X < w && c.Box.Max.Y < h
+		b := c.Box.Add(sub.Min)
+		size := max(b.Dx(), b.Dy())
+		under := b.Min.X < text.Max.X && text.Min.X < b.Max.X
+		mark[i] = size*6 >= char && size <= char && under && b.In(near) && b.Min.X > 0 && b.Min.Y > 0 && b.Max.X < w && b.Max.Y < h
 	}
 	for i, id := range l.ID {
 		if id != 0 && mark[id-1] {
-			m[i] = true
+			m[(sub.Min.Y+i/sw)*w+sub.Min.X+i%sw] = true
 		}
 	}
 }

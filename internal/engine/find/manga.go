@@ -384,10 +384,8 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 		}
 	}
 	paper := balloon.PaperWithSpecks(ll, n, hl, box, minChar)
-	for _, tb := range loose {
-		if open {
-			tb.Bubble = balloon.Open(filled, paper(tb.Box, tb.Char), tb.Box, tb.Char)
-		}
+	if open {
+		openAll(loose, filled, paper)
 	}
 	if len(out) == 0 {
 		return nil, loose
@@ -434,10 +432,8 @@ func blocksInRegion(g *image.Gray, ll *raster.Labels, n int32, filled *region, p
 	small := filled.Box.Dx() <= pb.Dx()/4 && filled.Box.Dy() <= pb.Dy()/4 && filled.Area <= 30*lettered
 	if (filled.Area > 8*lettered && !small) || filled.Box.Dx() >= pb.Dx()*9/10 {
 		out, _ = mergeColumns(g, out, made, pa, minChar, maxChar)
-		for _, tb := range out {
-			if open {
-				tb.Bubble = balloon.Open(filled, paper(tb.Box, tb.Char), tb.Box, tb.Char)
-			}
+		if open {
+			openAll(out, filled, paper)
 		}
 		return out, loose
 	}
@@ -580,4 +576,14 @@ func addUnlessSeen(blocks []*page.Block, tb *page.Block) []*page.Block {
 		}
 	}
 	return append(blocks, tb)
+}
+
+// openAll gives each block the balloon its paper closes around it (balloon.Open), side by side:
+// a panel's white may hold a dozen free blocks, each looked at in a window several times its
+// size, and one such area would otherwise keep one core busy while the page's other areas are done.
+func openAll(blocks []*page.Block, filled *page.Mask, paper func(text image.Rectangle, char int) func(x, y int) bool) {
+	raster.Parallel(len(blocks), func(i int) {
+		tb := blocks[i]
+		tb.Bubble = balloon.Open(filled, paper(tb.Box, tb.Char), tb.Box, tb.Char)
+	})
 }

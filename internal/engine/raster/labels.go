@@ -17,47 +17,24 @@ func (l *Labels) Pix(n int32) []int {
 // Filled is the component n of l with its holes filled: the pixels of its box (row by row) that
 // the box's border cannot reach without crossing the component, and how many they are.
 func (l *Labels) Filled(n int32) (mask []bool, area int) {
-	c := l.Comps[n-1]
-	box := c.Box
+	box := l.Comps[n-1].Box
 	w, h := box.Dx(), box.Dy()
-	outside := make([]bool, w*h)
-	var stack []int
-	push := func(x, y int) {
-		i := y*w + x
-		if outside[i] || l.ID[(box.Min.Y+y)*l.W+box.Min.X+x] == n {
-			return
+	// What the border reaches is the rest of the box's pixels in pieces (4-connected) that
+	// touch the border.
+	rest := &Bitmap{W: w, H: h, On: make([]bool, w*h)}
+	for y := range h {
+		for x, id := range l.ID[(box.Min.Y+y)*l.W+box.Min.X:][:w] {
+			rest.On[y*w+x] = id != n
 		}
-		outside[i] = true
-		stack = append(stack, i)
 	}
-	for x := 0; x < w; x++ {
-		push(x, 0)
-		push(x, h-1)
-	}
-	for y := 0; y < h; y++ {
-		push(0, y)
-		push(w-1, y)
-	}
-	for len(stack) > 0 {
-		i := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		x, y := i%w, i/w
-		if x > 0 {
-			push(x-1, y)
-		}
-		if x < w-1 {
-			push(x+1, y)
-		}
-		if y > 0 {
-			push(x, y-1)
-		}
-		if y < h-1 {
-			push(x, y+1)
-		}
+	pieces := Label(rest, false)
+	outside := make([]bool, len(pieces.Comps))
+	for i, c := range pieces.Comps {
+		outside[i] = c.Box.Min.X == 0 || c.Box.Min.Y == 0 || c.Box.Max.X == w || c.Box.Max.Y == h
 	}
 	mask = make([]bool, w*h)
-	for i := range outside {
-		if !outside[i] {
+	for i, id := range pieces.ID {
+		if id == 0 || !outside[id-1] {
 			mask[i] = true
 			area++
 		}

@@ -336,63 +336,74 @@ type Labels struct {
 	Comps []Component
 }
 
-// Label finds the 8-connected (or 4-connected) components of the on pixels of m with a scanline
-// flood fill.
+// Label finds the 8-connected (or 4-connected) components of the on pixels of m. It works on
+// runs, not pixels: each row's runs are joined (union-find) to the runs of the row above that
+// touch them, so a page's paper, which is most of its pixels in long runs, costs a few
+// operations a run. Components are numbered in the order of their first pixel on the page, as
+// a flood fill started at each unlabelled pixel in turn would number them.
 func Label(m *Bitmap, eight bool) *Labels {
 	w, h := m.W, m.H
 	l := &Labels{W: w, H: h, ID: make([]int32, w*h)}
-	on, id := m.On, l.ID
 	reach := 0 // how far past a run's ends its neighbours in the rows above and below lie
 	if eight {
 		reach = 1
 	}
-	var stack []int
-	for start, set := range on {
-		if !set || id[start] != 0 {
-			continue
+	type run struct{ y, x0, x1 int32 } // x1 is past the run's end
+	var runs []run
+	var parent []int32 // a run's parent in its component's tree; a root is its first run
+	root := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
 		}
-		n := int32(len(l.Comps) + 1)
-		x0, y0 := start%w, start/w
-		minX, maxX, minY, maxY, area := x0, x0, y0, y0, 0
-		stack = append(stack[:0], start)
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if id[i] != 0 {
-				continue // a run already taken from another seed
+		return i
+	}
+	above0, above1 := 0, 0 // the runs of the row above
+	for y := range h {
+		row := m.On[y*w:][:w]
+		first := len(runs)
+		k := above0
+		for x := 0; x < w; {
+			if !row[x] {
+				x++
+				continue
 			}
-			// The whole run of the row through i, then one seed for each run of unlabelled
-			// pixels in the rows above and below that touches it.
-			y := i / w
-			row := y * w
-			xl, xr := i-row, i-row
-			for xl > 0 && on[row+xl-1] && id[row+xl-1] == 0 {
-				xl--
+			x0 := x
+			for x < w && row[x] {
+				x++
 			}
-			for xr < w-1 && on[row+xr+1] && id[row+xr+1] == 0 {
-				xr++
+			i := int32(len(runs))
+			runs = append(runs, run{int32(y), int32(x0), int32(x)})
+			parent = append(parent, i)
+			for k < above1 && int(runs[k].x1)+reach <= x0 {
+				k++
 			}
-			for k := row + xl; k <= row+xr; k++ {
-				id[k] = n
-			}
-			area += xr - xl + 1
-			minX, maxX, minY, maxY = min(minX, xl), max(maxX, xr), min(minY, y), max(maxY, y)
-			lo, hi := max(0, xl-reach), min(w-1, xr+reach)
-			for _, ny := range [2]int{y - 1, y + 1} {
-				if ny < 0 || ny >= h {
-					continue
-				}
-				nrow, inRun := ny*w, false
-				for k := nrow + lo; k <= nrow+hi; k++ {
-					free := on[k] && id[k] == 0
-					if free && !inRun {
-						stack = append(stack, k)
-					}
-					inRun = free
+			for j := k; j < above1 && int(runs[j].x0) < x+reach; j++ {
+				// The root that comes first on the page stays the root.
+				if a, b := root(int32(j)), root(i); a < b {
+					parent[b] = a
+				} else if b < a {
+					parent[a] = b
 				}
 			}
 		}
-		l.Comps = append(l.Comps, Component{Box: image.Rect(minX, minY, maxX+1, maxY+1), Area: area})
+		above0, above1 = first, len(runs)
+	}
+	comp := make([]int32, len(runs)) // a root run's label
+	for i, r := range runs {
+		c := root(int32(i))
+		if c == int32(i) {
+			l.Comps = append(l.Comps, Component{Box: image.Rect(int(r.x0), int(r.y), int(r.x1), int(r.y)+1)})
+			comp[i] = int32(len(l.Comps))
+		}
+		n := comp[c]
+		cc := &l.Comps[n-1]
+		cc.Box = cc.Box.Union(image.Rect(int(r.x0), int(r.y), int(r.x1), int(r.y)+1))
+		cc.Area += int(r.x1 - r.x0)
+		ids := l.ID[int(r.y)*w:]
+		for x := r.x0; x < r.x1; x++ {
+			ids[x] = n
+		}
 	}
 	return l
 }

@@ -80,6 +80,46 @@ func TestLabelMatchesTheDefinition(t *testing.T) {
 	}
 }
 
+func TestFilledMatchesTheDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range shapes {
+		for _, density := range []float64{0.3, 0.5, 0.6, 0.9} {
+			l := Label(&Bitmap{W: s.w, H: s.h, On: randomMask(rng, s.w, s.h, density)}, true)
+			for i, c := range l.Comps {
+				n := int32(i + 1)
+				got, gotArea := l.Filled(n)
+				// By definition: a pixel of the box is filled unless a walk from outside the box
+				// (a step at a time, never diagonally) reaches it without crossing component n.
+				b := c.Box.Inset(-1)
+				reached := map[image.Point]bool{b.Min: true}
+				for queue := []image.Point{b.Min}; len(queue) > 0; queue = queue[1:] {
+					for _, d := range []image.Point{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
+						q := queue[0].Add(d)
+						inside := q.In(c.Box)
+						if !q.In(b) || reached[q] || inside && l.ID[q.Y*l.W+q.X] == n {
+							continue
+						}
+						reached[q] = true
+						queue = append(queue, q)
+					}
+				}
+				want, wantArea := make([]bool, c.Box.Dx()*c.Box.Dy()), 0
+				for y := c.Box.Min.Y; y < c.Box.Max.Y; y++ {
+					for x := c.Box.Min.X; x < c.Box.Max.X; x++ {
+						if !reached[image.Pt(x, y)] {
+							want[(y-c.Box.Min.Y)*c.Box.Dx()+x-c.Box.Min.X] = true
+							wantArea++
+						}
+					}
+				}
+				if !slices.Equal(got, want) || gotArea != wantArea {
+					t.Fatalf("%d×%d at %.2f, component %d of %v: area %d, want %d", s.w, s.h, density, n, c.Box, gotArea, wantArea)
+				}
+			}
+		}
+	}
+}
+
 func TestSquareFilterMatchesTheDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, s := range shapes {
