@@ -7,6 +7,7 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine/detect"
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/lang"
 )
 
@@ -50,13 +51,22 @@ func dialogueChar(blocks []*page.Block, readings []page.Reading) int {
 // hugs the lettering within a sixth of a character on every side (a balloon, or a caption's
 // box, leaves a third of a character or more). One drawn on a panel's white has that white
 // for its bubble, as a short shout has its balloon, many times its lettering: the two are not
-// told apart, and it is lettered as a shout would be.
-func soundEffects(blocks []*page.Block, dialogue int) []bool {
+// told apart, and it is lettered as a shout would be. Lettering read as a sentence that a 。
+// closes is narration or speech set large, never a sound effect (油断するなよ。 on the art, hard
+// seed 10, was left in place as one); a sound effect misread is short, or has its 。 amid it.
+func soundEffects(blocks []*page.Block, readings []page.Reading, dialogue int) []bool {
 	out := make([]bool, len(blocks))
 	for i, b := range blocks {
-		out[i] = dialogue > 0 && (b.Bubble == nil || haloed(b)) && float64(b.Char) >= sfxScale*float64(dialogue)
+		out[i] = dialogue > 0 && (b.Bubble == nil || haloed(b)) && float64(b.Char) >= sfxScale*float64(dialogue) &&
+			!closedSentence(read.CleanCJK(readings[i].Text))
 	}
 	return out
+}
+
+// closedSentence reports whether s is a sentence of five CJK letters or more that ends in 。.
+func closedSentence(s string) bool {
+	c := lang.CountScripts(s)
+	return strings.HasSuffix(s, "。") && c.Kana+c.Han+c.Hangul >= 5
 }
 
 // haloed reports whether b's bubble is no more than a halo about its lettering.

@@ -132,15 +132,33 @@ func TestSoundEffectsMeasureTheDialogueByItsCharacters(t *testing.T) {
 	if d := dialogueChar(blocks, readings); d != 40 {
 		t.Errorf("the dialogue's characters measured %d px, want 40", d)
 	}
-	sfx := soundEffects(blocks, dialogueChar(blocks, readings))
+	sfx := soundEffects(blocks, readings, dialogueChar(blocks, readings))
 	if n := len(blocks); sfx[n-5] || !sfx[n-4] {
 		t.Errorf("free text at the dialogue's size marked sfx %v, at twice it %v; want false, true", sfx[n-5], sfx[n-4])
 	}
 	if n := len(blocks); !sfx[n-3] || sfx[n-2] || sfx[n-1] {
 		t.Errorf("twice the dialogue's size in a halo marked sfx %v, in a caption's box %v, in a balloon %v; want true, false, false", sfx[n-3], sfx[n-2], sfx[n-1])
 	}
-	if sfx := soundEffects(blocks[8:], dialogueChar(blocks[8:], readings[8:])); slices.Contains(sfx, true) {
+	if sfx := soundEffects(blocks[8:], readings[8:], dialogueChar(blocks[8:], readings[8:])); slices.Contains(sfx, true) {
 		t.Errorf("with no dialogue read, sound effects marked %v", sfx)
+	}
+	// Set as large on the art, a sentence that a 。 closes is narration or speech, not a sound
+	// effect; a sound effect misread with a 。 amid it, or a short one, still is one.
+	for _, c := range []struct {
+		text string
+		sfx  bool
+	}{
+		{"油断するなよ。", false},
+		{"ンタ。い", true},
+		{"人っ。", true},
+		{"る。巡ペーー", true},
+		{"ドドド！", true},
+	} {
+		large := column(700, 90, 4, false)
+		rs := append(slices.Clone(readings[:2]), page.Reading{Text: c.text, Conf: 0.8})
+		if got := soundEffects([]*page.Block{blocks[0], blocks[1], large}, rs, 40)[2]; got != c.sfx {
+			t.Errorf("%q read in lettering twice the dialogue's size on the art: marked sfx %v, want %v", c.text, got, c.sfx)
+		}
 	}
 }
 

@@ -110,7 +110,7 @@ func (r *mangaReader) read(ctx context.Context, img *image.RGBA, p planned) (*pa
 	}
 	pg := &page.Page{Image: img, SourceLang: mp.lang, TargetLang: p.dst, Engine: "ocr", Detection: mp.detection}
 	dialogue := dialogueChar(mp.blocks, mp.readings)
-	sfx := soundEffects(mp.blocks, dialogue)
+	sfx := soundEffects(mp.blocks, mp.readings, dialogue)
 	readable := 0
 	for i, b := range mp.blocks {
 		rd := mp.readings[i]
