@@ -29,6 +29,11 @@ func TestCleanCJK(t *testing.T) {
 		"괜찮아, 내가 있잖아.": "괜찮아, 내가 있잖아.", // and a space between its words
 		"我们走吧,快点!":     "我们走吧,快点！",     // and Chinese its comma as ，
 		"何だと!?":        "何だと！？",
+		"行くぞ、みんな;":     "行くぞ、みんな！", // a column's ！ read as ; or i
+		"いただきますi":      "いただきます！",
+		"魔法が使えない!?.":   "魔法が使えない！？", // no 。 after ！？
+		"Hi!?.":        "Hi!?.",
+		"Taxi":         "Taxi",
 		"1人で行く":        "1人で行く",
 		"Level 1":      "Level 1",
 		"Lv.1":         "Lv.1",

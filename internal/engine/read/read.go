@@ -484,8 +484,19 @@ func CleanCJK(s string) string {
 	}
 	// The run of marks that ends the lettering, if what it ends is CJK; Korean sets them
 	// half-width, as it does within.
+	// A speck read as a period after them is none: Japanese sets no 。 after its ！ and ？
+	// (使えない!?.).
+	if n := len(out); n >= 3 && (out[n-1] == '.' || out[n-1] == '。') {
+		k := n - 1
+		for k > 0 && strings.ContainsRune("!?！？", out[k-1]) {
+			k--
+		}
+		if k < n-1 && k > 0 && lang.HasCJK(string(out[k-1])) {
+			out = out[:n-1]
+		}
+	}
 	end := len(out)
-	for end > 0 && strings.ContainsRune("1lI'!?！？", out[end-1]) {
+	for end > 0 && strings.ContainsRune("1lIi;'!?！？", out[end-1]) {
 		end--
 	}
 	if end > 0 && end < len(out) && lang.HasCJK(string(out[end-1])) {
@@ -497,7 +508,7 @@ func CleanCJK(s string) string {
 			switch out[i] {
 			case '?', '？':
 				out[i] = question
-			case '1', 'l', 'I', '\'', '!', '！':
+			case '1', 'l', 'I', 'i', ';', '\'', '!', '！':
 				out[i] = bang
 			}
 		}
