@@ -482,10 +482,8 @@ func CleanCJK(s string) string {
 			out = append(out[:i], out[i+1:]...)
 		}
 	}
-	// The run of marks that ends the lettering, if what it ends is CJK; Korean sets them
-	// half-width, as it does within.
-	// A speck read as a period after them is none: Japanese sets no 。 after its ！ and ？
-	// (使えない!?.).
+	// A speck read as a period after the ！ and ？ that end CJK is none: Japanese sets no 。
+	// after them (使えない!?.).
 	if n := len(out); n >= 3 && (out[n-1] == '.' || out[n-1] == '。') {
 		k := n - 1
 		for k > 0 && strings.ContainsRune("!?！？", out[k-1]) {
@@ -495,6 +493,8 @@ func CleanCJK(s string) string {
 			out = out[:n-1]
 		}
 	}
+	// The run of marks that ends the lettering, if what it ends is CJK; Korean sets them
+	// half-width, as it does within.
 	end := len(out)
 	for end > 0 && strings.ContainsRune("1lIi;'!?！？", out[end-1]) {
 		end--
