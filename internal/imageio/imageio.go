@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/draw"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -94,7 +95,8 @@ func webpAnimated(head []byte) bool {
 }
 
 // Decode inspects data and then decodes it, so the size bound holds before any allocation for
-// pixels. JPEG EXIF orientation is applied, so the page is upright as a viewer would show it.
+// pixels. The page comes back as a viewer would show it: upright (JPEG EXIF orientation applied)
+// and opaque (transparency flattened onto white paper).
 func Decode(data []byte) (image.Image, Info, error) {
 	info, err := Inspect(bytes.NewReader(data))
 	if err != nil {
@@ -109,7 +111,22 @@ func Decode(data []byte) (image.Image, Info, error) {
 		b := img.Bounds()
 		info.Width, info.Height = b.Dx(), b.Dy()
 	}
-	return img, info, nil
+	return flatten(img), info, nil
+}
+
+// flatten returns img laid onto white when any of its pixels is not opaque. A page exported
+// with a transparent background (a cleaned raw, a layer of lettering) is read by a person on a
+// white page; read as it is stored, its transparent paper is black (zero in every channel), and
+// not one bubble of it was found.
+func flatten(img image.Image) image.Image {
+	if o, ok := img.(interface{ Opaque() bool }); ok && o.Opaque() {
+		return img
+	}
+	b := img.Bounds()
+	dst := image.NewRGBA(b)
+	draw.Draw(dst, b, image.White, image.Point{}, draw.Src)
+	draw.Draw(dst, b, img, b.Min, draw.Over)
+	return dst
 }
 
 // Encode writes img in format. JPEG uses quality 92, a good trade for lettering. A page all of

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"reflect"
 	"testing"
 )
 
@@ -211,5 +212,39 @@ func TestEncodeWritesAGreyPageAsGreyscale(t *testing.T) {
 	}
 	if r, g, b, _ := got.At(5, 5).RGBA(); r>>8 != 200 || g>>8 != 10 || b>>8 != 10 {
 		t.Fatalf("the coloured pixel came back as %d,%d,%d", r>>8, g>>8, b>>8)
+	}
+}
+
+// A page stored with a transparent background is read as a viewer shows it, on white: its
+// transparent paper is white, its opaque ink stays black, and half-transparent ink is grey.
+// Read as stored, the paper is zero in every channel, black.
+func TestTransparencyIsFlattenedOntoWhite(t *testing.T) {
+	nrgba := image.NewNRGBA(image.Rect(0, 0, 4, 1))
+	nrgba.Set(1, 0, color.NRGBA{A: 255})
+	nrgba.Set(2, 0, color.NRGBA{A: 128})
+	pal := image.NewPaletted(image.Rect(0, 0, 4, 1), color.Palette{color.NRGBA{}, color.NRGBA{A: 255}, color.NRGBA{A: 128}})
+	pal.SetColorIndex(1, 0, 1)
+	pal.SetColorIndex(2, 0, 2)
+	for name, img := range map[string]image.Image{"RGBA": nrgba, "paletted": pal} {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := Decode(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for x, want := range []uint8{255, 0, 127, 255} {
+			r, g, b, a := got.At(x, 0).RGBA()
+			if a != 0xffff || r>>8 != g>>8 || g>>8 != b>>8 || int(r>>8) < int(want)-1 || int(r>>8) > int(want)+1 {
+				t.Errorf("%s pixel %d: %d %d %d alpha %d, want grey %d, opaque", name, x, r>>8, g>>8, b>>8, a>>8, want)
+			}
+		}
+	}
+	// An opaque page is returned as decoded, without a copy.
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewGray(image.Rect(0, 0, 2, 2)))
+	if got, _, _ := Decode(buf.Bytes()); reflect.TypeOf(got) != reflect.TypeOf(&image.Gray{}) {
+		t.Errorf("opaque greyscale page decoded as %T", got)
 	}
 }

@@ -185,6 +185,43 @@ func TestMangaPageIsFoundReadTranslatedAndLettered(t *testing.T) {
 	}
 }
 
+// A page exported with a transparent background, its drawing and lettering alone opaque, is
+// translated as a reader sees it on a white page: every bubble read and lettered, and the page
+// given back opaque on white paper. Read as stored, its paper was black and nothing was found.
+func TestTransparentPageIsReadOnWhite(t *testing.T) {
+	img, _ := sampleMangaPage(t)
+	layer := image.NewNRGBA(img.Bounds())
+	for i := 0; i < len(img.Pix); i += 4 {
+		layer.Pix[i+3] = 255 - img.Pix[i] // the page's ink as black of that opacity
+	}
+	_, llm := newOracle(t, sampleTranslations)
+	e, err := New(Config{Fallback: llm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.Translate(context.Background(), engine.Request{Image: encode(t, layer, "png"), Format: "png", Filename: "p1.png",
+		SourceLang: "ja", TargetLang: "en", Mode: "standard"})
+	if err != nil {
+		t.Fatalf("Translate: %v", err)
+	}
+	ts := resp.Transcript
+	if ts == nil || len(ts.Blocks) != 3 {
+		t.Fatalf("transcript %+v: want the 3 bubbles", ts)
+	}
+	for i, want := range []string{"お前は何者だ？", "私の名前は田中です。", "ここから逃げよう！"} {
+		if b := ts.Blocks[i]; b.Status != "lettered" || similarity(b.Source, want) < 0.7 {
+			t.Errorf("block %d: %s %q, want %q lettered", i, b.Status, b.Source, want)
+		}
+	}
+	out, _, err := imageio.Decode(resp.Image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, a := out.At(5, 5).RGBA(); r>>8 < 250 || g>>8 < 250 || b>>8 < 250 || a != 0xffff {
+		t.Errorf("the page's paper came back as %d %d %d alpha %d, want opaque white", r>>8, g>>8, b>>8, a>>8)
+	}
+}
+
 // Into Chinese, Japanese or Korean, vertical bubbles are lettered vertically again.
 func TestMangaIntoCJKIsLetteredVertically(t *testing.T) {
 	img, boxes := sampleMangaPage(t)
