@@ -112,3 +112,35 @@ func TestLetteringOverToneHasAHalo(t *testing.T) {
 		t.Errorf("%d pixels around lettering on plain paper were painted white: plain paper needs no halo", changed)
 	}
 }
+
+// A translation too long for a small block on the art runs over its box at the readable size,
+// and over tone it runs over whole: every stroke it sets on plain paper it sets on the tone, in
+// ink, not cut off at the box where its halo ends (the top line of "This time I'll beat you for
+// sure!" was cut in half over a tone).
+func TestOverflowOverToneIsNotCutOff(t *testing.T) {
+	f := testFonts(t)
+	size := image.Pt(1650, 1000)
+	tg := Target{Box: image.Rect(810, 480, 826, 516), Char: 12, Paper: color.RGBA{255, 255, 255, 255}}
+	const text = "This time I'll beat you for sure, whatever it takes!"
+	ink := letteredInk(t, f, size, tg, text)
+	toned := dotTone(size.X, size.Y, 8, 2)
+	f.Block(toned, tg, text, "en")
+	outside, lost := 0, 0
+	clip := tg.Box.Inset(-tg.Char)
+	for i, on := range ink {
+		x, y := i%size.X, i/size.X
+		if !on || image.Pt(x, y).In(clip) {
+			continue
+		}
+		outside++
+		if toned.RGBAAt(x, y).R >= 160 {
+			lost++
+		}
+	}
+	if outside == 0 {
+		t.Fatal("the lettering did not run over its box: the test needs a longer text")
+	}
+	if lost > 0 {
+		t.Errorf("%d of the %d strokes' pixels set beyond the box on plain paper are missing over the tone", lost, outside)
+	}
+}

@@ -68,7 +68,8 @@ func (f *Fonts) Block(dst *image.RGBA, t Target, text, target string) []image.Po
 	lay := l.fitShape(area, near, float64(t.Char)*maxGrowth, minReadable)
 	if lay.face != nil && busy(dst, area) {
 		radius := max(2, lay.face.Metrics().Height.Round()/9)
-		drawHaloed(dst, area.Box, radius, ink, haloFor(ink), func(a *image.Alpha) { lay.draw(a, color.Opaque) })
+		// A layout that runs over its area (nothing fitted) is haloed whole, not cut at the area.
+		drawHaloed(dst, area.Box.Union(lay.bounds()), radius, ink, haloFor(ink), func(a *image.Alpha) { lay.draw(a, color.Opaque) })
 	} else {
 		lay.draw(dst, ink)
 	}

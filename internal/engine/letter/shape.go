@@ -440,6 +440,20 @@ func hyphenated(lay shapeLayout) bool {
 	return false
 }
 
+// bounds is the box the layout's lines take, their descenders included.
+func (lay shapeLayout) bounds() image.Rectangle {
+	var r image.Rectangle
+	if lay.face == nil {
+		return r
+	}
+	for i, ln := range lay.lines {
+		y0 := lay.top + lay.lineH.Mul(fixed.I(i))
+		line := image.Rect((fixed.I(ln.cx) - ln.width/2).Floor(), y0.Floor(), (fixed.I(ln.cx) + ln.width/2).Ceil(), (y0 + lay.lineH).Ceil())
+		r = r.Union(line.Inset(-lay.face.Metrics().Height.Ceil() / 4))
+	}
+	return r
+}
+
 // draw letters the layout.
 func (lay shapeLayout) draw(dst draw.Image, ink color.Color) {
 	if lay.face == nil {
