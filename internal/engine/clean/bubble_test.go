@@ -618,3 +618,41 @@ func TestBlockOnSpeedLinesBelowABandCopiesNoBand(t *testing.T) {
 		t.Errorf("%d of the %d pixels of the erased box, white on the page drawn without the lettering, are now dark", darkened, b.Box.Dx()*b.Box.Dy())
 	}
 }
+
+// Lettering on a tone whose columns kept a halo each, joined by the finder into one block (hard
+// seed 7, 今度こそ倒してやる！ a little way from a panel's frame), is erased column by column,
+// each as it was found: erased as one, the column by the frame was left a pale sliver of its
+// halo on the tone. Measured in cells of 4 px, whose mean the tone's fine dots hardly change
+// wherever they fall, against the page drawn without the lettering.
+func TestBlockOfJoinedHalosErasesEachColumnFromItsTone(t *testing.T) {
+	const text = "今度こそ倒してやる！"
+	img, plate, want := generatedLettering(t, 7, mangapage.Options{Hard: true}, text)
+	blocks, pa := find.Manga(img, true)
+	k := slices.IndexFunc(blocks, func(b *page.Block) bool { return b.Box.Overlaps(want.Box) && b.Bubble != nil && len(b.Lines) == 3 })
+	if k < 0 {
+		t.Fatalf("the finder no longer finds %s as one haloed block of three columns", text)
+	}
+	b := blocks[k]
+	Block(img, pa.Gray, pa.Paper, Target{Box: b.Box, Char: b.Char, Ink: b.Ink, Bubble: b.Bubble, Paper: b.Paper})
+	const cell = 4
+	blotches, cells := 0, 0
+	erased := b.Box.Inset(-b.Char / 2) // the strokes, their halo and the tone carried around them
+	for y := erased.Min.Y; y+cell <= erased.Max.Y; y += cell {
+		for x := erased.Min.X; x+cell <= erased.Max.X; x += cell {
+			got, drawn := 0, 0
+			for yy := y; yy < y+cell; yy++ {
+				for xx := x; xx < x+cell; xx++ {
+					got += int(page.Luma(img.RGBAAt(xx, yy)))
+					drawn += int(page.Luma(plate.RGBAAt(xx, yy)))
+				}
+			}
+			cells++
+			if d := (got - drawn) / (cell * cell); d > 40 || d < -40 {
+				blotches++
+			}
+		}
+	}
+	if blotches > 4 {
+		t.Errorf("%d of the %d cells of 4 px about the erased block are visibly lighter or darker than the tone drawn there", blotches, cells)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // A letterer sets text on the art inside a halo, a band of paper a fraction of a character wide
@@ -37,6 +38,38 @@ func isHalo(t Target) bool {
 	}
 	slices.Sort(edge)
 	return edge[len(edge)*9/10] <= haloReachOfChar*float64(t.Char)
+}
+
+// haloParts is t, whose bubble is a halo, as one target per piece of the halo, or nil when the
+// halo is one piece. Lines of lettering set further apart than their halos are wide keep a halo
+// each (the finder joins them into one block, find/halos.go); each is erased as it was found,
+// its tone carried from beyond its own box and its halo grown within its own reach: erased as
+// one, the column of 今度こそ倒してやる！ by a panel's frame left a pale sliver of its halo.
+func haloParts(t Target) []Target {
+	b := t.Bubble
+	ll := raster.Label(&raster.Bitmap{W: b.Box.Dx(), H: b.Box.Dy(), On: b.Mask}, true)
+	if len(ll.Comps) < 2 {
+		return nil
+	}
+	parts := make([]Target, 0, len(ll.Comps))
+	for k, c := range ll.Comps {
+		box := c.Box.Add(b.Box.Min)
+		m := page.NewMask(box)
+		for y := box.Min.Y; y < box.Max.Y; y++ {
+			for x := box.Min.X; x < box.Max.X; x++ {
+				if ll.ID[(y-b.Box.Min.Y)*ll.W+x-b.Box.Min.X] == int32(k+1) {
+					m.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
+					m.Area++
+				}
+			}
+		}
+		part := t
+		part.Bubble, part.Ink, part.Box = m, t.Ink.Within(box), t.Box.Intersect(box)
+		if !part.Box.Empty() {
+			parts = append(parts, part)
+		}
+	}
+	return parts
 }
 
 // withHalo adds to m, within region, the halo's pixels grown by a pixel or two over its soft

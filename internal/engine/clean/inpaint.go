@@ -167,6 +167,12 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 			inBubble(img, gray, paperLevel, t)
 			return
 		}
+		if parts := haloParts(t); parts != nil {
+			for _, p := range parts {
+				Block(img, gray, paperLevel, p)
+			}
+			return
+		}
 		haloArea, t.Bubble = t.Bubble, nil
 	}
 	pb := img.Bounds()

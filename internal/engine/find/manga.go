@@ -93,7 +93,7 @@ func Manga(img *image.RGBA, rtl bool) ([]*page.Block, *page.Analysis) {
 			}
 		}
 	}
-	blocks = page.DropContained(blocks)
+	blocks = joinHalos(page.DropContained(blocks), rtl)
 	page.Order(blocks, rtl)
 	return blocks, pa
 }

@@ -130,7 +130,8 @@ func TestMangaFindsTextOnArtInAPanelsWhite(t *testing.T) {
 // Lettering with a halo over hatching or a tone sits on the panel's paper, where the lines or
 // dots that reach its halo join its columns, and art beside them, into one line far wider than
 // its characters (a column four characters wide; a row whose balloon is its halo and the white
-// beside it), or cut into parts: it is found in its own columns all the same, one block.
+// beside it), or cut into parts, or each of its columns in a halo of its own: it is found in its
+// own columns all the same, one block.
 func TestMangaFindsHaloedTextOnArtInItsColumns(t *testing.T) {
 	hard := mangapage.Options{Hard: true}
 	for _, c := range []struct {
@@ -143,6 +144,9 @@ func TestMangaFindsHaloedTextOnArtInItsColumns(t *testing.T) {
 		{14, hard, "この街には秘密がある。", 3},                 // a coarse dot tone, a column of art beside it
 		{520, mangapage.Options{}, "先生！質問があります！", 3}, // half on black, half on a dot tone
 		{10, mangapage.Options{}, "何も言わなくていいよ。", 2},  // on black, a column's foot on the paper, its halo a balloon
+		// Columns set further apart than their halos are wide: a halo each (joinHalos).
+		{7, hard, "今度こそ倒してやる！", 3},
+		{13, hard, "来週の文化祭、楽しみだね！", 4},
 	} {
 		b, blocks, want := lettering(t, c.seed, c.opt, c.text)
 		if b != nil && (!b.Vertical || len(b.Lines) != c.lines || !want.Box.In(b.Box.Inset(-b.Char))) {

@@ -234,3 +234,17 @@ func (r *Mask) Darker(g *image.Gray, box, except image.Rectangle, dark uint8, st
 	}
 	return darker, n
 }
+
+// Union is the pixels of m and of o, over the box of both.
+func (m *Mask) Union(o *Mask) *Mask {
+	out := NewMask(m.Box.Union(o.Box))
+	for y := out.Box.Min.Y; y < out.Box.Max.Y; y++ {
+		for x := out.Box.Min.X; x < out.Box.Max.X; x++ {
+			if m.Has(x, y) || o.Has(x, y) {
+				out.Mask[(y-out.Box.Min.Y)*out.Box.Dx()+x-out.Box.Min.X] = true
+				out.Area++
+			}
+		}
+	}
+	return out
+}
