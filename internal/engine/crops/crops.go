@@ -1,6 +1,7 @@
-// Package crops prepares the image of one line of lettering (a column or a row) the way
-// Tesseract's CJK models read best: only the line's own ink, black on white, scaled so a
-// character is ReadPx tall, padded; crisp, in grey, or as the page shows it.
+// Package crops prepares the images Tesseract reads: one line of lettering (a column or a row)
+// the way its CJK models read best, only the line's own ink, black on white, scaled so a
+// character is ReadPx tall, padded, crisp, in grey, or as the page shows it; and a whole Latin
+// page, grey and upscaled where its print is small (page.go).
 package crops
 
 import (

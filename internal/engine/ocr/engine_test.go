@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine"
+	"github.com/vtsproject/vts/internal/engine/crops"
 	"github.com/vtsproject/vts/internal/engine/page"
-	"github.com/vtsproject/vts/internal/engine/read"
 	"github.com/vtsproject/vts/internal/imageio"
 	"github.com/vtsproject/vts/internal/job"
 )
@@ -74,9 +74,9 @@ func readBack(t testing.TB, e *Engine, img image.Image) string {
 func readBackAsLettered(t testing.TB, e *Engine, img image.Image) string {
 	t.Helper()
 	page := toRGBA(img, img.Bounds().Size())
-	view := read.Prepare(page, false)
+	view := crops.Prepare(page, false)
 	var words []string
-	for _, g := range []*image.Gray{view.Gray, read.Inverted(view.Gray)} {
+	for _, g := range []*image.Gray{view.Gray, crops.Inverted(view.Gray)} {
 		ws, err := e.tess.Words(context.Background(), g, "spa+eng", 11)
 		if err != nil {
 			t.Fatal(err)

@@ -10,11 +10,11 @@ import (
 
 	"github.com/vtsproject/vts/internal/engine"
 	"github.com/vtsproject/vts/internal/engine/clean"
+	"github.com/vtsproject/vts/internal/engine/crops"
 	"github.com/vtsproject/vts/internal/engine/detect"
 	"github.com/vtsproject/vts/internal/engine/letter"
 	"github.com/vtsproject/vts/internal/engine/lines"
 	"github.com/vtsproject/vts/internal/engine/page"
-	"github.com/vtsproject/vts/internal/engine/read"
 )
 
 // latinReader reads a page in a Latin-script (or other non-CJK) language: Tesseract's words of
@@ -90,7 +90,7 @@ func (r *latinReader) proofread() bool { return false }
 // recognise finds the blocks of lettering on the page, in page coordinates, and the language
 // they are in.
 func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]lines.Group, string, error) {
-	view := read.Prepare(img, p.mode.Effort >= EffortBest)
+	view := crops.Prepare(img, p.mode.Effort >= EffortBest)
 	cands := p.candidates
 	if len(cands) > 1 {
 		cands = detect.NarrowByScript(ctx, e.tess, view.Gray, cands, e.hasOSD, e.log)
@@ -109,12 +109,12 @@ func (e *Engine) recognise(ctx context.Context, img *image.RGBA, p planned) ([]l
 	}
 	var passes []pass
 	switch {
-	case p.mode.Effort == EffortFast && read.MostlyDark(view.Gray):
-		passes = []pass{{read.Inverted(view.Gray), true}}
+	case p.mode.Effort == EffortFast && crops.MostlyDark(view.Gray):
+		passes = []pass{{crops.Inverted(view.Gray), true}}
 	case p.mode.Effort == EffortFast:
 		passes = []pass{{view.Gray, false}}
 	default:
-		passes = []pass{{view.Gray, false}, {read.Inverted(view.Gray), true}}
+		passes = []pass{{view.Gray, false}, {crops.Inverted(view.Gray), true}}
 	}
 	results := make([][]page.Word, len(passes))
 	errs := make([]error, len(passes))

@@ -334,25 +334,23 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 	}
 	lines := make([]page.Reading, len(refs))
 	var wg sync.WaitGroup
-	var errs [2]error
 	// The two directions use different models, so they run as two processes at once; each
 	// writes only its own lines.
-	for d, vertical := range []bool{false, true} {
-		if len(batch[d]) == 0 {
-			continue
-		}
+	lists := shared(refs, blocks, batch)
+	errs := make([]error, len(lists))
+	for k, l := range lists {
 		psm := 7 // one row
-		if vertical {
+		if l.vertical {
 			psm = 5
 		}
 		wg.Go(func() {
-			if err := t.readLines(ctx, pa, blocks, refs, batch[d], model(vertical), psm, lines); err != nil {
-				errs[d] = fmt.Errorf("reading lettering: %w", err)
+			if err := t.readLines(ctx, pa, blocks, refs, l.idx, model(l.vertical), psm, lines); err != nil {
+				errs[k] = fmt.Errorf("reading lettering: %w", err)
 			}
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	// A line's first reading stands unless another is clearly surer: a lone character's as a
@@ -400,6 +398,64 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 		}
 	}
 	return out, nil
+}
+
+// lineList is lines one process reads, with one direction's model.
+type lineList struct {
+	vertical bool
+	idx      []int
+}
+
+// splitChars is how many characters more one direction must have to read than the other before
+// its lines are split between two processes: about what a second process costs to load its
+// model, a third of a second, twice over.
+const splitChars = 50
+
+// shared is the lines of each direction (batch: rows, then columns) as the lists processes read.
+// A page of columns with a few rows gave one process nearly all the work while the other core
+// idled (a page's columns 2.6 s, its rows 0.5 s): when one direction has much more to read, its
+// lines are split in two lists, the first as long as both directions' halves, so that the other
+// direction's list and the rest end together. A line's characters stand for its cost: the
+// models read a crop along its length.
+func shared(refs []lineRef, blocks []*page.Block, batch [2][]int) []lineList {
+	chars := func(idx []int) []int {
+		n := make([]int, len(idx))
+		for k, i := range idx {
+			r := refs[i].rect
+			n[k] = max(r.Dx(), r.Dy())/max(1, blocks[refs[i].block].Char) + 1
+		}
+		return n
+	}
+	sum := func(n []int) (s int) {
+		for _, v := range n {
+			s += v
+		}
+		return s
+	}
+	var lists []lineList
+	rows, cols := sum(chars(batch[0])), sum(chars(batch[1]))
+	big := 1 // the direction with more to read
+	if rows > cols {
+		big = 0
+	}
+	for d := range batch {
+		if len(batch[d]) == 0 {
+			continue
+		}
+		l := lineList{vertical: d == 1, idx: batch[d]}
+		if d == big && len(batch[d]) >= 2 && max(rows-cols, cols-rows) >= splitChars {
+			n, half, acc := chars(batch[d]), (rows+cols)/2, 0
+			cut := 0
+			for cut < len(n)-1 && acc+n[cut] <= half {
+				acc += n[cut]
+				cut++
+			}
+			lists = append(lists, lineList{vertical: l.vertical, idx: batch[d][:max(cut, 1)]})
+			l.idx = batch[d][max(cut, 1):]
+		}
+		lists = append(lists, l)
+	}
+	return lists
 }
 
 // wordGap reports whether a word that starts at left in a crop (characters crops.ReadPx tall)
