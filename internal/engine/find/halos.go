@@ -20,10 +20,12 @@ func haloed(b *page.Block) bool {
 
 // haloedTogether reports whether a and b are lines of one piece of lettering with halos of their
 // own: both haloed, set in the same direction side by side (within one and a half of the smaller
-// character of each other, and level for half the shorter's length at least). Their characters
-// may measure apart by up to half: a line with furigana beside it measures wide.
+// character of each other, and level for half the shorter's length at least), their thinnest
+// lines within two fifths of each other's width. (A block's character may measure a line with
+// the furigana beside it; a haloed sound effect beside the dialogue is twice its size.)
 func haloedTogether(a, b *page.Block) bool {
-	if a.Vertical != b.Vertical || !haloed(a) || !haloed(b) || 2*min(a.Char, b.Char) < max(a.Char, b.Char) {
+	ta, tb := thinnest(a), thinnest(b)
+	if a.Vertical != b.Vertical || !haloed(a) || !haloed(b) || 5*max(ta, tb) > 7*min(ta, tb) {
 		return false
 	}
 	ab, bb := a.Box, b.Box
@@ -33,6 +35,19 @@ func haloedTogether(a, b *page.Block) bool {
 	gap := max(ab.Min.X, bb.Min.X) - min(ab.Max.X, bb.Max.X)
 	level := min(ab.Max.Y, bb.Max.Y) - max(ab.Min.Y, bb.Min.Y)
 	return gap <= min(a.Char, b.Char)*3/2 && level*2 >= min(ab.Dy(), bb.Dy())
+}
+
+// thinnest is the width of b's thinnest line across its direction.
+func thinnest(b *page.Block) int {
+	t := 1 << 30
+	for _, l := range b.Lines {
+		if b.Vertical {
+			t = min(t, l.Dx())
+		} else {
+			t = min(t, l.Dy())
+		}
+	}
+	return t
 }
 
 // joinHalos merges the blocks that are lines of one haloed piece of lettering, rtl ordering

@@ -37,7 +37,12 @@ func TestJoinHalos(t *testing.T) {
 		"set apart":      {column(left.Sub(image.Pt(40, 0)), 5), column(right, 5)},
 		"not level":      {column(left.Add(image.Pt(0, 90)), 5), column(right, 5)},
 		"two directions": {horizontal, column(right, 5)},
-		"unlike in size": {func() *page.Block { b := column(left, 5); b.Char = 9; return b }(), column(right, 5)},
+		"unlike in size": {func() *page.Block {
+			narrow := image.Rect(180, 110, 190, 180)
+			b := column(narrow, 5)
+			b.Char = 10
+			return b
+		}(), column(right, 5)},
 	} {
 		if got := joinHalos(pair[:], true); len(got) != 2 {
 			t.Errorf("%s: joined", name)
