@@ -122,6 +122,18 @@ func flatten(img image.Image) image.Image {
 	if o, ok := img.(interface{ Opaque() bool }); ok && o.Opaque() {
 		return img
 	}
+	// A PNG with an alpha channel decodes as NRGBA, which is laid on white where it lies: a
+	// 40-megapixel page is not copied.
+	if n, ok := img.(*image.NRGBA); ok {
+		for i := 0; i < len(n.Pix); i += 4 {
+			a := int(n.Pix[i+3])
+			for c := range 3 {
+				n.Pix[i+c] = uint8((int(n.Pix[i+c])*a + 255*(255-a) + 127) / 255)
+			}
+			n.Pix[i+3] = 255
+		}
+		return n
+	}
 	b := img.Bounds()
 	dst := image.NewRGBA(b)
 	draw.Draw(dst, b, image.White, image.Point{}, draw.Src)
