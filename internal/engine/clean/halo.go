@@ -55,14 +55,10 @@ func haloParts(t Target) []Target {
 	for k, c := range ll.Comps {
 		box := c.Box.Add(b.Box.Min)
 		m := page.NewMask(box)
-		for y := box.Min.Y; y < box.Max.Y; y++ {
-			for x := box.Min.X; x < box.Max.X; x++ {
-				if ll.ID[(y-b.Box.Min.Y)*ll.W+x-b.Box.Min.X] == int32(k+1) {
-					m.Mask[(y-box.Min.Y)*box.Dx()+x-box.Min.X] = true
-					m.Area++
-				}
-			}
+		for _, i := range ll.Pix(int32(k + 1)) {
+			m.Mask[(i/ll.W-c.Box.Min.Y)*box.Dx()+i%ll.W-c.Box.Min.X] = true
 		}
+		m.Area = c.Area
 		part := t
 		part.Bubble, part.Ink, part.Box = m, t.Ink.Within(box), t.Box.Intersect(box)
 		if !part.Box.Empty() {

@@ -14,9 +14,7 @@ import (
 
 // haloed reports whether b's paper area is a halo: it hugs the lettering, running past it by
 // two thirds of a character at most on every side, where a balloon leaves a margin.
-func haloed(b *page.Block) bool {
-	return b.Bubble != nil && b.Ink != nil && b.Bubble.Box.In(b.Box.Inset(-b.Char*2/3))
-}
+func haloed(b *page.Block) bool { return b.Ink != nil && b.Hugged(b.Char*2/3) }
 
 // haloedTogether reports whether a and b are lines of one piece of lettering with halos of their
 // own: both haloed, set in the same direction side by side (within one and a half of the smaller

@@ -446,10 +446,11 @@ func (lay shapeLayout) bounds() image.Rectangle {
 	if lay.face == nil {
 		return r
 	}
+	over := lay.face.Metrics().Height.Ceil() / 4 // what glyphs reach past their line's cell
 	for i, ln := range lay.lines {
 		y0 := lay.top + lay.lineH.Mul(fixed.I(i))
 		line := image.Rect((fixed.I(ln.cx) - ln.width/2).Floor(), y0.Floor(), (fixed.I(ln.cx) + ln.width/2).Ceil(), (y0 + lay.lineH).Ceil())
-		r = r.Union(line.Inset(-lay.face.Metrics().Height.Ceil() / 4))
+		r = r.Union(line.Inset(-over))
 	}
 	return r
 }

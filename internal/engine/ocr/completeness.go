@@ -57,7 +57,7 @@ func dialogueChar(blocks []*page.Block, readings []page.Reading) int {
 func soundEffects(blocks []*page.Block, readings []page.Reading, dialogue int) []bool {
 	out := make([]bool, len(blocks))
 	for i, b := range blocks {
-		out[i] = dialogue > 0 && (b.Bubble == nil || haloed(b)) && float64(b.Char) >= sfxScale*float64(dialogue) &&
+		out[i] = dialogue > 0 && (b.Bubble == nil || b.Hugged(b.Char/6)) && float64(b.Char) >= sfxScale*float64(dialogue) &&
 			!closedSentence(read.CleanCJK(readings[i].Text))
 	}
 	return out
@@ -67,11 +67,6 @@ func soundEffects(blocks []*page.Block, readings []page.Reading, dialogue int) [
 func closedSentence(s string) bool {
 	c := lang.CountScripts(s)
 	return strings.HasSuffix(s, "。") && c.Kana+c.Han+c.Hangul >= 5
-}
-
-// haloed reports whether b's bubble is no more than a halo about its lettering.
-func haloed(b *page.Block) bool {
-	return b.Bubble != nil && b.Bubble.Box.In(b.Box.Inset(-b.Char/6))
 }
 
 // Specks of art (a highlight in an eye, the light between strands of hair, a fold of cloth) are

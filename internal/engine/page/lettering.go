@@ -68,6 +68,13 @@ func (b *Block) InkWithin(m *Mask) bool {
 	return true
 }
 
+// Hugged reports whether b's bubble lies within reach pixels of its lettering on every side: no
+// balloon, which leaves a margin, but a halo about the strokes (how far a halo may reach is
+// the caller's to say).
+func (b *Block) Hugged(reach int) bool {
+	return b.Bubble != nil && b.Bubble.Box.In(b.Box.Inset(-reach))
+}
+
 // Light reports whether b's lettering is light on a dark box (its paper is known and dark), to
 // be read and measured as its negative.
 func (b *Block) Light() bool { return b.Paper.A != 0 && Luma(b.Paper) < 128 }

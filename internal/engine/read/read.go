@@ -433,7 +433,8 @@ func shared(refs []lineRef, blocks []*page.Block, batch [2][]int) []lineList {
 		return s
 	}
 	var lists []lineList
-	rows, cols := sum(chars(batch[0])), sum(chars(batch[1]))
+	n := [2][]int{chars(batch[0]), chars(batch[1])}
+	rows, cols := sum(n[0]), sum(n[1])
 	big := 1 // the direction with more to read
 	if rows > cols {
 		big = 0
@@ -444,10 +445,9 @@ func shared(refs []lineRef, blocks []*page.Block, batch [2][]int) []lineList {
 		}
 		l := lineList{vertical: d == 1, idx: batch[d]}
 		if d == big && len(batch[d]) >= 2 && max(rows-cols, cols-rows) >= splitChars {
-			n, half, acc := chars(batch[d]), (rows+cols)/2, 0
-			cut := 0
-			for cut < len(n)-1 && acc+n[cut] <= half {
-				acc += n[cut]
+			half, acc, cut := (rows+cols)/2, 0, 0
+			for cut < len(n[d])-1 && acc+n[d][cut] <= half {
+				acc += n[d][cut]
 				cut++
 			}
 			lists = append(lists, lineList{vertical: l.vertical, idx: batch[d][:max(cut, 1)]})
