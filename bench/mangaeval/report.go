@@ -196,7 +196,7 @@ func markdown(what string, c config, results map[string][]pageResult) string {
 	fmt.Fprintf(&b, "### Manga pages: %s engine, mode %s, to English\n\n", c.Engine, c.Mode)
 	fmt.Fprintf(&b, "%s; translator: the oracle (the known English of the closest annotated text, over the real OpenAI client). ", what)
 	b.WriteString("Scored: dialogue, captions and free text; sound effects are not.\n\n")
-	b.WriteString("| source | pages | bubbles | found & read (sim ≥ 0.5) | mean CER | English words read back | emptied (≥ 90 % of ink) | s/page mean | s/page p90 | pages/s | Tesseract alone s/page | × Tesseract alone |\n")
+	b.WriteString("| source | pages | bubbles | found & read (sim ≥ 0.5) | mean CER | English words read back | emptied (≥ 90 % of ink) | s/page mean | s/page p90 | pages/s | Tesseract alone (one thread) s/page | × Tesseract alone |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, src := range c.Srcs {
