@@ -136,3 +136,32 @@ func TestRunDumpAndDir(t *testing.T) {
 		t.Error("-lang fr accepted")
 	}
 }
+
+// Tesseract alone, the baseline, runs in one thread as the engine's processes do, unless the
+// environment says otherwise: left to OpenMP its threads spin while they wait, and its time
+// measured the machine's load.
+func TestBaselineRunsInOneThread(t *testing.T) {
+	p, err := mangapage.Generate(4, mangapage.Options{Width: 827, Height: 1170})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin, got := filepath.Join(dir, "tesseract"), filepath.Join(dir, "omp")
+	script := "#!/bin/sh\ncat >/dev/null\nprintf '%s' \"$OMP_THREAD_LIMIT\" > " + got + "\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ set, want string }{{"", "1"}, {"2", "2"}} {
+		t.Setenv("OMP_THREAD_LIMIT", c.set)
+		if c.set == "" {
+			os.Unsetenv("OMP_THREAD_LIMIT")
+		}
+		ev := &evaluator{engine: nullEngine{}, oracle: &oracle{}, mode: "standard", read: readBack{path: bin}, log: io.Discard}
+		if _, err := ev.evaluate(context.Background(), p, "p4", "ja"); err != nil {
+			t.Fatal(err)
+		}
+		if omp, _ := os.ReadFile(got); string(omp) != c.want {
+			t.Errorf("OMP_THREAD_LIMIT %q in the environment: Tesseract alone ran with %q, want %q", c.set, omp, c.want)
+		}
+	}
+}

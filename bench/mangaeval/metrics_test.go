@@ -4,7 +4,6 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -462,20 +461,5 @@ func TestBaselineStopped(t *testing.T) {
 	}
 	if !strings.Contains(md, "stopped after 1m30s on 1 of 3 pages") {
 		t.Errorf("no note of the stopped page:\n%s", md)
-	}
-}
-
-// Tesseract alone runs in one thread, as the engine's processes do, unless the environment says
-// otherwise: left to OpenMP its threads spin while they wait, and its time measured the
-// machine's load.
-func TestBaselineRunsInOneThread(t *testing.T) {
-	t.Setenv("OMP_THREAD_LIMIT", "")
-	os.Unsetenv("OMP_THREAD_LIMIT")
-	if env := baselineEnv(); !slices.Contains(env, "OMP_THREAD_LIMIT=1") {
-		t.Errorf("without OMP_THREAD_LIMIT set, the baseline's environment lacks OMP_THREAD_LIMIT=1")
-	}
-	t.Setenv("OMP_THREAD_LIMIT", "2")
-	if env := baselineEnv(); env != nil {
-		t.Errorf("with OMP_THREAD_LIMIT=2 set, the baseline's environment is %d variables, want the inherited one (nil)", len(env))
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -48,8 +47,7 @@ func (rb readBack) read(ctx context.Context, img image.Image, r image.Rectangle)
 	for _, psm := range []string{"6", "11"} {
 		cmd := exec.CommandContext(ctx, rb.path, "stdin", "stdout", "-l", "eng", "--psm", psm)
 		cmd.Stdin = bytes.NewReader(buf.Bytes())
-		// One thread: the crops are small.
-		cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
+		cmd.Env = oneThreadEnv() // one thread: the crops are small
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
