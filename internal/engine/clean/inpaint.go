@@ -220,7 +220,7 @@ func Block(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		reach int // how far around the box the tone's period is looked for
 	}{{halo, t.Char * 3 / 2}, {m, t.Char}} {
 		around := t.Box.Inset(-max(3*grow, try.reach)).Intersect(pb)
-		if l, ok := toneLattice(gray, try.mask, around); ok && copyTone(img, try.mask, wide, l, around, outside(t.Box)) {
+		if l, ok := raster.MeasureLattice(gray, try.mask.Has, around); ok && copyTone(img, try.mask, wide, l, around, outside(t.Box)) {
 			return
 		}
 	}
@@ -295,7 +295,7 @@ func inBubble(img *image.RGBA, gray *image.Gray, paperLevel uint8, t Target) {
 		x, y := around.Min.X+i%around.Dx(), around.Min.Y+i/around.Dx()
 		outside.Mask[i] = m.Has(x, y) || !inner.Has(x, y)
 	}
-	if l, ok := toneLattice(gray, outside, around); ok && copyTone(img, m, m.Box, l, around, inner.Has) {
+	if l, ok := raster.MeasureLattice(gray, outside.Has, around); ok && copyTone(img, m, m.Box, l, around, inner.Has) {
 		return
 	}
 	for y := m.Box.Min.Y; y < m.Box.Max.Y; y++ {

@@ -2,6 +2,7 @@ package crops
 
 import (
 	"image"
+	"image/color"
 
 	"golang.org/x/image/draw"
 
@@ -62,4 +63,31 @@ func MostlyDark(g *image.Gray) bool {
 		}
 	}
 	return false
+}
+
+// latinLinePx is the least line height a Latin crop is read at; smaller lettering is enlarged.
+const latinLinePx = 32
+
+// LatinBlock renders b's lettering black on white, enlarged when its lines are small, padded.
+func LatinBlock(g *image.Gray, b *page.Block) *image.Gray {
+	src := image.NewGray(b.Box)
+	for i := range src.Pix {
+		src.Pix[i] = 255
+	}
+	for y := b.Box.Min.Y; y < b.Box.Max.Y; y++ {
+		for x := b.Box.Min.X; x < b.Box.Max.X; x++ {
+			if b.InkAt(x, y) {
+				src.SetGray(x, y, color.Gray{})
+			}
+		}
+	}
+	scale := max(1, float64(latinLinePx)/float64(max(b.Char, 1)))
+	w, h := int(float64(b.Box.Dx())*scale), int(float64(b.Box.Dy())*scale)
+	pad := latinLinePx
+	out := image.NewGray(image.Rect(0, 0, w+2*pad, h+2*pad))
+	for i := range out.Pix {
+		out.Pix[i] = 255
+	}
+	draw.CatmullRom.Scale(out, image.Rect(pad, pad, pad+w, pad+h), src, src.Bounds(), draw.Src, nil)
+	return out
 }

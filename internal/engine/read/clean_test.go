@@ -5,12 +5,15 @@ import "testing"
 // What Tesseract reads is cleaned the way a reader would correct it: a bar before a kanji or at
 // a column's head is the kanji 一, a bar after kana the long-vowel mark; strokes of art read as
 // \, | or _ are not lettering; a 1 or ' that ends the lettering is its ！, a 1 between
-// katakana their long-vowel mark, a 7 that ends a question (after か, の, …) its ？, and a
-// katakana letter like a hiragana one (カ, ヘ) alone amid hiragana that hiragana. Korean keeps the
+// katakana their long-vowel mark, a 7 that ends a question (after か, の, …, or a ！) its ？, as
+// is a 2 beside a question's ?, and a katakana letter like a hiragana one (カ, ヘ) alone amid hiragana that hiragana. Korean keeps the
 // spaces between its words and its half-width marks, and its ... read as .… is an ellipsis.
 func TestCleanCJK(t *testing.T) {
 	for in, want := range map[string]string{
 		"ー方その頃":        "一方その頃",
+		"いいですか2?":      "いいですか？",
+		"見ろ！あれは何だ17":   "見ろ！あれは何だ！？",
+		"あと2?":         "あと2?",
 		"統ー された":       "統一された",
 		"キャー！":         "キャー！",
 		"すごーーい":        "すごーーい",

@@ -90,6 +90,31 @@ func TestSoftLetteringReadsByItsCores(t *testing.T) {
 	}
 }
 
+// Small soft lettering in a balloon filled with a coarse tone: the dots are as large as the
+// strokes are wide, as dark as their thin parts, and blurred into them; no preparation of the
+// mask or the greys parts them, and each of these read wrong in every look (何だと！？ as 一ドよど
+// and as 何だを！？, 明日、 as 井田。, 緊張 as 第張, 皆さん、 as ににる). Read with the tone taken
+// out (crops.Descreened), they read right. So does lettering on a toned panel, no balloon about
+// it (お兄ちゃん、起きて！ was お腕ちゃん、趣きぎで).
+func TestLetteringOnACoarseToneReadsDescreened(t *testing.T) {
+	tess := tesseract(t)
+	harsh := mangapage.Options{Lang: "ja", Harsh: true}
+	for _, c := range []struct {
+		seed   int64
+		text   string
+		maxCER float64
+	}{
+		{1, "何だと！？", 0},
+		{12, "明日、試合だろ？", 0},
+		{21, "緊張してる？", 0},
+		{11, "ラーメン食べに行こうぜ！", 0.1},
+		{11, "皆さん、準備はいいですか？", 0.2},
+		{11, "お兄ちゃん、起きて！朝だよ！", 0.2},
+	} {
+		readsWithin(t, tess, c.seed, harsh, c.text, c.maxCER)
+	}
+}
+
 // readsWithin reads the generated page of seed and opts and asks that its bubble of text read
 // at a character error rate of maxCER or less.
 func readsWithin(t *testing.T, tess *read.Tesseract, seed int64, opts mangapage.Options, text string, maxCER float64) {
