@@ -1,7 +1,9 @@
 // Package marks gives back to the lines of a block the small marks that the finder's clustering
 // left apart from them: the … 。 ！ ？ that end a line, too small, too thin or set too far from
 // its last character to join it, and the characters of one thin stroke (ー, 一) that passed for
-// speed lines. Read, a line then ends in its marks; erased, so do they.
+// speed lines. Read, a line then ends in its marks; erased, so do they. And it recognises the
+// marks that end a line by their shape (column.go), for the reader to cut them from what
+// Tesseract reads and add them to its reading.
 package marks
 
 import (

@@ -69,3 +69,28 @@ func TestCleanCJK(t *testing.T) {
 		}
 	}
 }
+
+// A voiced kana read as itself and its twin without the dakuten leaves the line with more
+// characters than it has room for: the twins go, one by one, until it has room; a line with room
+// for all it read keeps them (ただいま is a word), and one with no twins is left as read.
+func TestUnvoicedTwinsGoWhereTheLineHasNoRoom(t *testing.T) {
+	room := func(n int) func(string) bool {
+		return func(s string) bool { return len([]rune(s)) <= n }
+	}
+	for _, c := range []struct {
+		in   string
+		room int
+		want string
+	}{
+		{"忘れるわけないただたろ", 9, "忘れるわけないだろ"},
+		{"遅いぞそ", 3, "遅いぞ"},
+		{"朝ただよ", 3, "朝だよ"},
+		{"ただいま", 4, "ただいま"},
+		{"はぱは", 2, "ぱは"},
+		{"すごいね", 3, "すごいね"},
+	} {
+		if got := unvoicedTwins(c.in, room(c.room)); got != c.want {
+			t.Errorf("%q in room for %d: %q, want %q", c.in, c.room, got, c.want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/vtsproject/vts/internal/engine/find"
+	"github.com/vtsproject/vts/internal/engine/marks"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/testkit/mangapage"
 )
@@ -217,15 +218,15 @@ func TestTrailingMarksByShape(t *testing.T) {
 				pa, blocks := columnPage(t, face, size, tcy, texts...)
 				for i, b := range blocks {
 					l := b.Lines[0]
-					rest, marks := trailingMarks(pa.Gray, pa.InkMax, b, l)
+					rest, got := marks.TrailingMarks(pa.Gray, pa.InkMax, b, l)
 					switch {
-					case marks != want[i]:
-						t.Errorf("%s %.0f px: %q ends in %q, recognised %q", f.name, size, texts[i], want[i], marks)
-					case marks == "" && rest != l:
+					case got != want[i]:
+						t.Errorf("%s %.0f px: %q ends in %q, recognised %q", f.name, size, texts[i], want[i], got)
+					case got == "" && rest != l:
 						t.Errorf("%s %.0f px: %q without marks was cut to %v of %v", f.name, size, texts[i], rest, l)
-					case marks != "" && marks != texts[i]:
+					case got != "" && got != texts[i]:
 						// The cut falls in the first cell of the marks, above their ink.
-						top := size + size*1.05*float64(cells(texts[i], tcy)-cells(marks, tcy))
+						top := size + size*1.05*float64(cells(texts[i], tcy)-cells(got, tcy))
 						if rest.Min != l.Min || float64(rest.Max.Y) < top || float64(rest.Max.Y) > top+size/2 {
 							t.Errorf("%s %.0f px: %q left %v of %v to read, not down to %.0f", f.name, size, texts[i], rest, l, top)
 						}
@@ -319,9 +320,9 @@ func TestSideBySideMarksAmongSpecks(t *testing.T) {
 		if !b.Box.Overlaps(want.Box) || len(b.Lines) != 1 {
 			continue
 		}
-		rest, marks := trailingMarks(pa.Gray, pa.InkMax, b, b.Lines[0])
-		if marks != "！？" || rest.Max.Y > want.Box.Max.Y-b.Char/2 {
-			t.Errorf("何だと！？ at %v: recognised %q, left %v of %v to read", want.Box, marks, rest, b.Lines[0])
+		rest, got := marks.TrailingMarks(pa.Gray, pa.InkMax, b, b.Lines[0])
+		if got != "！？" || rest.Max.Y > want.Box.Max.Y-b.Char/2 {
+			t.Errorf("何だと！？ at %v: recognised %q, left %v of %v to read", want.Box, got, rest, b.Lines[0])
 		}
 		return
 	}
@@ -400,8 +401,8 @@ func TestSoftRingEndsItsColumn(t *testing.T) {
 		}
 		b := blocks[j]
 		last := b.Lines[len(b.Lines)-1] // the leftmost column, which the 。 ends
-		if rest, marks := trailingMarks(pa.Gray, pa.InkMax, b, last); marks != "。" || rest.Max.Y >= last.Max.Y {
-			t.Errorf("seed %d: %s: its last column %v recognised as ending in %q, left %v to read", c.seed, c.text, last, marks, rest)
+		if rest, got := marks.TrailingMarks(pa.Gray, pa.InkMax, b, last); got != "。" || rest.Max.Y >= last.Max.Y {
+			t.Errorf("seed %d: %s: its last column %v recognised as ending in %q, left %v to read", c.seed, c.text, last, got, rest)
 		}
 	}
 }
@@ -448,8 +449,8 @@ func TestRowEllipsisRead(t *testing.T) {
 		}
 		b := blocks[i]
 		last := b.Lines[len(b.Lines)-1]
-		if rest, marks := rowEllipsis(pa.Gray, pa.InkMax, b, last); marks != c.dots || marks != "" && rest.Max.X > last.Max.X-b.Char {
-			t.Errorf("seed %d: %q: recognised %q, left %v of %v to read", c.seed, c.text, marks, rest, last)
+		if rest, got := marks.RowEllipsis(pa.Gray, pa.InkMax, b, last); got != c.dots || got != "" && rest.Max.X > last.Max.X-b.Char {
+			t.Errorf("seed %d: %q: recognised %q, left %v of %v to read", c.seed, c.text, got, rest, last)
 		}
 		rs, err := tess.Oriented(context.Background(), pa, blocks[i:i+1], chinese)
 		if err != nil {

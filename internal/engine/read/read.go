@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vtsproject/vts/internal/engine/crops"
+	"github.com/vtsproject/vts/internal/engine/marks"
 	"github.com/vtsproject/vts/internal/engine/page"
 	"github.com/vtsproject/vts/internal/engine/raster"
 	"github.com/vtsproject/vts/internal/lang"
@@ -35,7 +36,7 @@ import (
 const sureConf = 0.95
 
 // lineRef is one line to read: the part of it given to Tesseract (a column without the
-// punctuation at its foot, recognised by shape in marks.go), the marks added back after, and
+// punctuation at its foot, recognised by shape by marks.TrailingMarks), the marks added back after, and
 // the direction whose model reads it.
 type lineRef struct {
 	block      int
@@ -299,9 +300,9 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 			ref := lineRef{block: i, line: l, rect: l, vertical: b.Vertical}
 			var alts []lineRef
 			if !b.Vertical {
-				ref.rect, ref.marks = rowEllipsis(pa.Gray, pa.InkMax, b, l)
+				ref.rect, ref.marks = marks.RowEllipsis(pa.Gray, pa.InkMax, b, l)
 			} else {
-				ref.rect, ref.marks = trailingMarks(pa.Gray, pa.InkMax, b, l)
+				ref.rect, ref.marks = marks.TrailingMarks(pa.Gray, pa.InkMax, b, l)
 				// One character alone in its column (え of え！？, the い that ends a line): the
 				// vertical model reads a lone character badly (嘘 as 忠, え as うえ), a character
 				// has no direction, and the horizontal model reads most as a row, but not all
@@ -389,6 +390,7 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 		if blocks[r.block].Vertical { // columns hold no colon: it is a … read as two dots (嘘:, だ:まだ)
 			text = strings.ReplaceAll(text, ":", "…")
 		}
+		text = unvoicedTwins(text, func(t string) bool { return roomFor(t, r.rect, blocks[r.block]) })
 		// Marks without the words they end would pass for a reading of an unread line.
 		if text == "" && !r.rect.Empty() {
 			continue

@@ -115,6 +115,24 @@ func TestLetteringOnACoarseToneReadsDescreened(t *testing.T) {
 	}
 }
 
+// Small soft lettering: a voiced kana now and then reads as itself and its twin without the
+// dakuten, a character more than the line has room for (遅いぞそ、, ないただたろ, 朝ただよ).
+func TestVoicedKanaReadTwiceReadOnce(t *testing.T) {
+	tess := tesseract(t)
+	harsh, hard := mangapage.Options{Lang: "ja", Harsh: true}, mangapage.Options{Lang: "ja", Hard: true}
+	for _, c := range []struct {
+		seed int64
+		opts mangapage.Options
+		text string
+	}{
+		{19, harsh, "遅いぞ、健太。"},
+		{22, harsh, "忘れるわけないだろ。"},
+		{9, hard, "お兄ちゃん、起きて！朝だよ！"},
+	} {
+		readsWithin(t, tess, c.seed, c.opts, c.text, 0)
+	}
+}
+
 // readsWithin reads the generated page of seed and opts and asks that its bubble of text read
 // at a character error rate of maxCER or less.
 func readsWithin(t *testing.T, tess *read.Tesseract, seed int64, opts mangapage.Options, text string, maxCER float64) {

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -136,3 +137,26 @@ func japanese(a, b rune) bool {
 
 // katakana reports whether r is a katakana letter (the long-vowel mark included).
 func katakana(r rune) bool { return r >= 0x30a1 && r <= 0x30fc }
+
+// unvoicedTwins drops, from a line's reading that has more characters than its line has room
+// for (fits says), the kana read beside their voiced twin, one by one until it fits: a voiced
+// kana now and then reads as itself and its twin without the dakuten (だ as ただ or ただた, ぞ as
+// ぞそ, ず as ずす), an extra character the line has no room for, where a word such as ただ has.
+func unvoicedTwins(text string, fits func(string) bool) string {
+	const unvoiced, half = "かきくけこさしすせそたちつてとはひふへほカキクケコサシスセソタチツテトハヒフヘホ", "はひふへほハヒフヘホ"
+	voices := func(u, v rune) bool {
+		return strings.ContainsRune(unvoiced, u) && (v == u+1 || v == u+2 && strings.ContainsRune(half, u))
+	}
+	for !fits(text) {
+		rs := []rune(text)
+		i := 0
+		for i < len(rs) && !(i+1 < len(rs) && voices(rs[i], rs[i+1]) || i > 0 && voices(rs[i], rs[i-1])) {
+			i++
+		}
+		if i == len(rs) {
+			return text
+		}
+		text = string(slices.Delete(rs, i, i+1))
+	}
+	return text
+}

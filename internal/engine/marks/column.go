@@ -1,4 +1,4 @@
-package read
+package marks
 
 import (
 	"image"
@@ -108,10 +108,10 @@ type column struct {
 	inkMax uint8
 }
 
-// trailingMarks recognises the punctuation that ends column l of b. It returns the part of the
+// TrailingMarks recognises the punctuation that ends column l of b. It returns the part of the
 // column left for Tesseract (empty when the column is punctuation alone) and the marks in
 // reading order; l and "" when it recognises none.
-func trailingMarks(g *image.Gray, inkMax uint8, b *page.Block, l image.Rectangle) (image.Rectangle, string) {
+func TrailingMarks(g *image.Gray, inkMax uint8, b *page.Block, l image.Rectangle) (image.Rectangle, string) {
 	// Below about 12 pixels a character's dots and hooks are a pixel or two: no shape is sure.
 	if b.Char < 12 || b.Ink == nil {
 		return l, ""
@@ -448,13 +448,13 @@ func (col column) holed(p *piece) bool {
 		raster.RingInGrey(col.g, p.box)
 }
 
-// rowEllipsis recognises the … that ends row l of b (dots across the middle of a cell, evenly
+// RowEllipsis recognises the … that ends row l of b (dots across the middle of a cell, evenly
 // spaced; Chinese sets two, ……) and returns the part of the row left for Tesseract and the
 // marks; l and "" when the row ends otherwise. Tesseract's row models read a run of small dots
 // as anything (能…… as 能… ee, as 能.), or drop it with the character before. At small sizes a
 // dot may be lost to the mask: the dots stand on one pitch, a step of two where one is missing,
 // and their count is the pitches they span.
-func rowEllipsis(g *image.Gray, inkMax uint8, b *page.Block, l image.Rectangle) (image.Rectangle, string) {
+func RowEllipsis(g *image.Gray, inkMax uint8, b *page.Block, l image.Rectangle) (image.Rectangle, string) {
 	if b.Char < 8 || b.Ink == nil {
 		return l, ""
 	}
