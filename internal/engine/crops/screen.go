@@ -59,11 +59,17 @@ func Tone(g *image.Gray, b *page.Block, dark uint8) (raster.Lattice, bool) {
 // lightens any.
 const toneShare = 0.7
 
-// Descreened renders line l of b with the tone t around it taken out, scaled and padded: each
-// pixel as much darker than its tone as the line's darkest ink is, in black, as its tone, in
-// white. A pixel's tone is read at every whole number of periods away up to a character and a
-// half (at most maxSamples of them), within b's balloon if it has one, between pixels.
+// Descreened renders line l of b with the tone t around it taken out (Descreen), scaled and
+// padded.
 func Descreened(g *image.Gray, b *page.Block, l image.Rectangle, t raster.Lattice) *image.Gray {
+	return fitted(Descreen(g, b, l, t), b.Char)
+}
+
+// Descreen is line l of b with the tone t around it taken out, at the page's size (over l):
+// each pixel as much darker than its tone as the line's darkest ink is, in black, as its tone,
+// in white. A pixel's tone is read at every whole number of periods away up to a character and a
+// half (at most maxSamples of them), within b's balloon if it has one, between pixels.
+func Descreen(g *image.Gray, b *page.Block, l image.Rectangle, t raster.Lattice) *image.Gray {
 	// A step lands every pixel of the line the same fraction of a pixel off the pixel grid, so
 	// its four pixels and their weights are found once.
 	type tap struct {
@@ -131,7 +137,7 @@ func Descreened(g *image.Gray, b *page.Block, l image.Rectangle, t raster.Lattic
 			src.Pix[src.PixOffset(x, y)] = uint8(out)
 		}
 	}
-	return fitted(src, b.Char)
+	return src
 }
 
 // maxSamples bounds the samples of a pixel's tone: on a fine tone a character and a half holds

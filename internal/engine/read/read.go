@@ -290,6 +290,12 @@ func parseReadings(data []byte, pages int) ([]page.Reading, error) {
 // each column) and horizontal ones with model(false) (7, a single line, for each row), and
 // returns one reading per block, in block order.
 func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*page.Block, model func(vertical bool) string) ([]page.Reading, error) {
+	// The tone around a block's lettering, where there is one, measured once, when the marks
+	// that end a column are looked for in it or a line of the block is read with doubt.
+	tones := make([]func() (raster.Lattice, bool), len(blocks))
+	for i, b := range blocks {
+		tones[i] = sync.OnceValues(func() (raster.Lattice, bool) { return crops.Tone(pa.Gray, b, pa.InkSoft) })
+	}
 	var refs []lineRef
 	var batch [2][]int // the lines each direction's model reads
 	for i, b := range blocks {
@@ -303,6 +309,9 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 				ref.rect, ref.marks = marks.RowEllipsis(pa.Gray, pa.InkMax, b, l)
 			} else {
 				ref.rect, ref.marks = marks.TrailingMarks(pa.Gray, pa.InkMax, b, l)
+				if tone, ok := tones[i](); ok && ref.marks == "" {
+					ref.rect, ref.marks = tonedMarks(b, l, crops.Descreen(pa.Gray, b, l, tone))
+				}
 				// One character alone in its column (え of え！？, the い that ends a line): the
 				// vertical model reads a lone character badly (嘘 as 忠, え as うえ), a character
 				// has no direction, and the horizontal model reads most as a row, but not all
@@ -340,12 +349,6 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 				refs = append(refs, r)
 			}
 		}
-	}
-	// The tone that fills a block's balloon, where one does, measured once, when a line of the
-	// block is first read with doubt.
-	tones := make([]func() (raster.Lattice, bool), len(blocks))
-	for i, b := range blocks {
-		tones[i] = sync.OnceValues(func() (raster.Lattice, bool) { return crops.Tone(pa.Gray, b, pa.InkSoft) })
 	}
 	lines := make([]page.Reading, len(refs))
 	var wg sync.WaitGroup
@@ -414,6 +417,19 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 		}
 	}
 	return out, nil
+}
+
+// tonedMarks recognises the marks that end column l of b on d, the column with the tone around
+// it taken out (crops.Descreen): the tone's dots stuck to a ！'s bar or a ？'s hook hide their
+// shapes in the mask (何だと！？ on a coarse tone, its marks read by no look).
+func tonedMarks(b *page.Block, l image.Rectangle, d *image.Gray) (image.Rectangle, string) {
+	ink := page.NewMask(l)
+	for i, v := range d.Pix {
+		ink.Mask[i] = v < 128
+	}
+	clear := *b
+	clear.Ink = ink
+	return marks.TrailingMarks(d, 128, &clear, l)
 }
 
 // lineList is lines one process reads, with one direction's model.

@@ -115,6 +115,25 @@ func TestLetteringOnACoarseToneReadsDescreened(t *testing.T) {
 	}
 }
 
+// On a coarse tone, the dots stuck to a ！'s bar or a ？'s hook hide their shapes in the mask, and
+// Tesseract drops a column's side-by-side ！？ even from a clean crop: the marks are recognised by
+// shape on the column with the tone taken out (何だと！？ read 何だと, なんだって！？ なんだって,
+// 何すんのよ！？ 何すんのより).
+func TestMarksOnACoarseToneRecognisedDescreened(t *testing.T) {
+	tess := tesseract(t)
+	harsh := mangapage.Options{Lang: "ja", Harsh: true}
+	for _, c := range []struct {
+		seed int64
+		text string
+	}{
+		{11, "何だと！？"},
+		{17, "なんだって！？"},
+		{1, "ちょっ、何すんのよ！？"},
+	} {
+		readsWithin(t, tess, c.seed, harsh, c.text, 0)
+	}
+}
+
 // Small soft lettering: a voiced kana now and then reads as itself and its twin without the
 // dakuten, a character more than the line has room for (遅いぞそ、, ないただたろ, 朝ただよ).
 func TestVoicedKanaReadTwiceReadOnce(t *testing.T) {
