@@ -9,11 +9,12 @@ import (
 )
 
 // Lettering on a coarse screentone: a balloon, a box or a panel filled with dots as large and as
-// dark as the strokes' thin parts, which a small soft scan blurs into the strokes. No threshold parts them,
-// and no size does either (a dot is a stroke's width across), but the tone repeats and the
-// lettering does not: a pixel's tone is what the page shows a whole number of the tone's periods
-// away, where the lettering mostly is not, and what is darker than its tone is ink. Read so,
-// the tone is gone (皆さん、 on a 4 px tone read 着さん at 0.27, and 皆さん at 0.67 descreened).
+// dark as the strokes' thin parts, which a small soft scan blurs into the strokes. No threshold
+// parts them, and no size does either (a dot is a stroke's width across), but the tone repeats
+// and the lettering does not: a pixel's tone is what the page shows a whole number of the
+// tone's periods away, where the lettering mostly is not, and what is darker than its tone is
+// ink. Read so, the tone is gone (皆さん、 on a 4 px tone read 着さん at 0.27, and 皆さん at
+// 0.67 descreened).
 
 // Tone is the lattice of the tone around b's lettering, measured beside it, within its balloon
 // if it has one (whose tone's dots are darker than dark); ok is false for plain paper, and for

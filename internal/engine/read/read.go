@@ -36,8 +36,8 @@ import (
 const sureConf = 0.95
 
 // lineRef is one line to read: the part of it given to Tesseract (a column without the
-// punctuation at its foot, recognised by shape by marks.TrailingMarks), the marks added back after, and
-// the direction whose model reads it.
+// punctuation at its foot, recognised by shape by marks.TrailingMarks), the marks added back
+// after, and the direction whose model reads it.
 type lineRef struct {
 	block      int
 	line, rect image.Rectangle
@@ -118,8 +118,9 @@ func (t *Tesseract) readLines(ctx context.Context, pa *page.Analysis, blocks []*
 		// In a balloon of plain paper, a line of two characters or more is also read as the page
 		// shows it: a soft scan's thinnest strokes are lighter than anything the mask reaches
 		// (crops.Paper). (A lone character so read may be sure of a wrong reading: 雨 as トト.)
-		// In a balloon filled with a tone whose dots the blur joined to the strokes, no look at
-		// the mask or the greys parts them: the line is also read with the tone taken out.
+		// Where a tone fills the balloon or the panel around the lettering, and the blur joined its
+		// dots to the strokes, no look at the mask or the greys parts them: the line is also read
+		// with the tone taken out.
 		if _, toned := tones[refs[i].block](); toned {
 			looks = append(looks, look{i: i, whole: whole, screen: true})
 		}
@@ -427,9 +428,9 @@ func tonedMarks(b *page.Block, l image.Rectangle, d *image.Gray) (image.Rectangl
 	for i, v := range d.Pix {
 		ink.Mask[i] = v < 128
 	}
-	clear := *b
-	clear.Ink = ink
-	return marks.TrailingMarks(d, 128, &clear, l)
+	descreened := *b
+	descreened.Ink = ink
+	return marks.TrailingMarks(d, 128, &descreened, l)
 }
 
 // lineList is lines one process reads, with one direction's model.

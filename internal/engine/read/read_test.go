@@ -72,22 +72,13 @@ func TestOrientedReadsTheColumns(t *testing.T) {
 // reads as a colon is read as the … it is (嘘… read 距… before the cores, then 嘘:; まだだ…まだ as
 // まだだ:まだ).
 func TestSoftLetteringReadsByItsCores(t *testing.T) {
-	tess := tesseract(t)
-	harsh, hard := mangapage.Options{Lang: "ja", Harsh: true}, mangapage.Options{Lang: "ja", Hard: true}
-	for _, c := range []struct {
-		seed   int64
-		opts   mangapage.Options
-		text   string
-		maxCER float64
-	}{
-		{2, harsh, "ふざけるな！", 0.5},
-		{5, harsh, "一方その頃", 0.5},
-		{8, harsh, "私、ずっと先輩のことが好きでした。", 0.5},
-		{20, hard, "嘘…", 0},
-		{7, hard, "まだだ…まだ終わってない！", 0},
-	} {
-		readsWithin(t, tess, c.seed, c.opts, c.text, c.maxCER)
-	}
+	readWithin(t,
+		bubble{2, harsh, "ふざけるな！", 0.5},
+		bubble{5, harsh, "一方その頃", 0.5},
+		bubble{8, harsh, "私、ずっと先輩のことが好きでした。", 0.5},
+		bubble{20, hard, "嘘…", 0},
+		bubble{7, hard, "まだだ…まだ終わってない！", 0},
+	)
 }
 
 // Small soft lettering in a balloon filled with a coarse tone: the dots are as large as the
@@ -97,22 +88,14 @@ func TestSoftLetteringReadsByItsCores(t *testing.T) {
 // out (crops.Descreened), they read right. So does lettering on a toned panel, no balloon about
 // it (お兄ちゃん、起きて！ was お腕ちゃん、趣きぎで).
 func TestLetteringOnACoarseToneReadsDescreened(t *testing.T) {
-	tess := tesseract(t)
-	harsh := mangapage.Options{Lang: "ja", Harsh: true}
-	for _, c := range []struct {
-		seed   int64
-		text   string
-		maxCER float64
-	}{
-		{1, "何だと！？", 0},
-		{12, "明日、試合だろ？", 0},
-		{21, "緊張してる？", 0},
-		{11, "ラーメン食べに行こうぜ！", 0.1},
-		{11, "皆さん、準備はいいですか？", 0.2},
-		{11, "お兄ちゃん、起きて！朝だよ！", 0.2},
-	} {
-		readsWithin(t, tess, c.seed, harsh, c.text, c.maxCER)
-	}
+	readWithin(t,
+		bubble{1, harsh, "何だと！？", 0},
+		bubble{12, harsh, "明日、試合だろ？", 0},
+		bubble{21, harsh, "緊張してる？", 0},
+		bubble{11, harsh, "ラーメン食べに行こうぜ！", 0.1},
+		bubble{11, harsh, "皆さん、準備はいいですか？", 0.2},
+		bubble{11, harsh, "お兄ちゃん、起きて！朝だよ！", 0.2},
+	)
 }
 
 // On a coarse tone, the dots stuck to a ！'s bar or a ？'s hook hide their shapes in the mask, and
@@ -120,64 +103,83 @@ func TestLetteringOnACoarseToneReadsDescreened(t *testing.T) {
 // shape on the column with the tone taken out (何だと！？ read 何だと, なんだって！？ なんだって,
 // 何すんのよ！？ 何すんのより).
 func TestMarksOnACoarseToneRecognisedDescreened(t *testing.T) {
-	tess := tesseract(t)
-	harsh := mangapage.Options{Lang: "ja", Harsh: true}
-	for _, c := range []struct {
-		seed int64
-		text string
-	}{
-		{11, "何だと！？"},
-		{17, "なんだって！？"},
-		{1, "ちょっ、何すんのよ！？"},
-	} {
-		readsWithin(t, tess, c.seed, harsh, c.text, 0)
-	}
+	readWithin(t,
+		bubble{11, harsh, "何だと！？", 0},
+		bubble{17, harsh, "なんだって！？", 0},
+		bubble{1, harsh, "ちょっ、何すんのよ！？", 0},
+	)
 }
 
 // Small soft lettering: a voiced kana now and then reads as itself and its twin without the
 // dakuten, a character more than the line has room for (遅いぞそ、, ないただたろ, 朝ただよ).
 func TestVoicedKanaReadTwiceReadOnce(t *testing.T) {
-	tess := tesseract(t)
-	harsh, hard := mangapage.Options{Lang: "ja", Harsh: true}, mangapage.Options{Lang: "ja", Hard: true}
-	for _, c := range []struct {
-		seed int64
-		opts mangapage.Options
-		text string
-	}{
-		{19, harsh, "遅いぞ、健太。"},
-		{22, harsh, "忘れるわけないだろ。"},
-		{9, hard, "お兄ちゃん、起きて！朝だよ！"},
-	} {
-		readsWithin(t, tess, c.seed, c.opts, c.text, 0)
-	}
+	readWithin(t,
+		bubble{19, harsh, "遅いぞ、健太。", 0},
+		bubble{22, harsh, "忘れるわけないだろ。", 0},
+		bubble{9, hard, "お兄ちゃん、起きて！朝だよ！", 0},
+	)
 }
 
-// readsWithin reads the generated page of seed and opts and asks that its bubble of text read
-// at a character error rate of maxCER or less.
-func readsWithin(t *testing.T, tess *read.Tesseract, seed int64, opts mangapage.Options, text string, maxCER float64) {
+// The generated pages the reading tests take their bubbles from.
+var (
+	plain = mangapage.Options{Lang: "ja"}
+	hard  = mangapage.Options{Lang: "ja", Hard: true}
+	harsh = mangapage.Options{Lang: "ja", Harsh: true}
+)
+
+// bubble is the bubble of text on the generated page of seed and opts, and the character error
+// rate it must read at, or under.
+type bubble struct {
+	seed   int64
+	opts   mangapage.Options
+	text   string
+	maxCER float64
+}
+
+// readWithin reads the generated pages the bubbles are on, each once, and asks that every bubble
+// read within its maxCER.
+func readWithin(t *testing.T, bubbles ...bubble) {
 	t.Helper()
-	p, err := mangapage.Generate(seed, opts)
-	if err != nil {
-		t.Fatal(err)
+	tess := tesseract(t)
+	type generated struct {
+		seed int64
+		opts mangapage.Options
 	}
-	blocks, pa := find.Manga(p.RGBA(), true)
-	rs, err := tess.Oriented(context.Background(), pa, blocks, read.JapaneseModel)
-	if err != nil {
-		t.Fatal(err)
+	type readPage struct {
+		page   mangapage.Page
+		blocks []*page.Block
+		rs     []page.Reading
 	}
-	seen := false
-	for _, bb := range p.Bubbles {
-		if bb.Text != text {
-			continue
+	pages := map[generated]readPage{}
+	for _, c := range bubbles {
+		pg, ok := pages[generated{c.seed, c.opts}]
+		if !ok {
+			p, err := mangapage.Generate(c.seed, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks, pa := find.Manga(p.RGBA(), true)
+			rs, err := tess.Oriented(context.Background(), pa, blocks, read.JapaneseModel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pg = readPage{p, blocks, rs}
+			pages[generated{c.seed, c.opts}] = pg
 		}
-		seen = true
-		got := readAt(blocks, rs, bb.Box)
-		if cer := mangapage.CER(bb.Text, got); cer > maxCER {
-			t.Errorf("seed %d: %q read as %q (CER %.2f)", seed, bb.Text, got, cer)
+		seen := false
+		for _, bb := range pg.page.Bubbles {
+			if bb.Text != c.text {
+				continue
+			}
+			seen = true
+			got := readAt(pg.blocks, pg.rs, bb.Box)
+			if cer := mangapage.CER(bb.Text, got); cer > c.maxCER {
+				t.Errorf("seed %d: %q read as %q (CER %.2f)", c.seed, bb.Text, got, cer)
+			}
 		}
-	}
-	if !seen {
-		t.Errorf("seed %d has no bubble %q", seed, text)
+		if !seen {
+			t.Errorf("seed %d has no bubble %q", c.seed, c.text)
+		}
 	}
 }
 
@@ -186,19 +188,11 @@ func readsWithin(t *testing.T, tess *read.Tesseract, seed int64, opts mangapage.
 // in. Read as the page shows them, in a plain balloon, they are there (before: を、ずっと先他0
 // ことが好きてした; 魔法が使えない！ツ?.; ふざけるな;).
 func TestSoftSmallLetteringReadsAsThePageShowsIt(t *testing.T) {
-	tess := tesseract(t)
-	harsh := mangapage.Options{Lang: "ja", Harsh: true}
-	for _, c := range []struct {
-		seed   int64
-		text   string
-		maxCER float64
-	}{
-		{8, "私、ずっと先輩のことが好きでした。", 0.2},
-		{8, "魔法が使えない！？", 0.12},
-		{9, "ふざけるな！", 0},
-	} {
-		readsWithin(t, tess, c.seed, harsh, c.text, c.maxCER)
-	}
+	readWithin(t,
+		bubble{8, harsh, "私、ずっと先輩のことが好きでした。", 0.2},
+		bubble{8, harsh, "魔法が使えない！？", 0.12},
+		bubble{9, harsh, "ふざけるな！", 0},
+	)
 }
 
 // readAt is what the blocks over box read, cleaned, in block order.
@@ -215,23 +209,17 @@ func readAt(blocks []*page.Block, rs []page.Reading, box image.Rectangle) string
 // A short column's ！？ that only its reading as a row saw are kept: 何だと！？ (default seed 11)
 // was read as the page shows it, surer and without them, and lost them (before: 何だと).
 func TestMarksOnlyOneLookReadAreKept(t *testing.T) {
-	readsWithin(t, tesseract(t), 11, mangapage.Options{Lang: "ja"}, "何だと！？", 0)
+	readWithin(t, bubble{11, plain, "何だと！？", 0})
 }
 
 // The marks that end a line of small lettering, now part of its block, are read: the thin 。
 // after it (before: 静かに！誰か来る, ありがとう。助かったよ) and the ？ whose dot had been left out
 // (before: 証拠はあるのかっ, 緊張してるっ).
 func TestSmallMarksThatEndALineAreRead(t *testing.T) {
-	tess := tesseract(t)
-	for _, c := range []struct {
-		seed int64
-		text string
-	}{
-		{22, "静かに！誰か来る。"},
-		{22, "ありがとう。助かったよ。"},
-		{515, "証拠はあるのか？"},
-		{515, "緊張してる？"},
-	} {
-		readsWithin(t, tess, c.seed, mangapage.Options{Lang: "ja"}, c.text, 0)
-	}
+	readWithin(t,
+		bubble{22, plain, "静かに！誰か来る。", 0},
+		bubble{22, plain, "ありがとう。助かったよ。", 0},
+		bubble{515, plain, "証拠はあるのか？", 0},
+		bubble{515, plain, "緊張してる？", 0},
+	)
 }
