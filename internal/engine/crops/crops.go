@@ -1,8 +1,8 @@
 // Package crops prepares the images Tesseract reads: one line of lettering (a column or a row)
 // the way its CJK models read best, only the line's own ink, black on white, scaled so a
 // character is ReadPx tall, padded, crisp, in grey, as the page shows it, or without the tone
-// that fills its balloon (screen.go); and a whole Latin page, grey and upscaled where its print
-// is small, or a Latin block (page.go).
+// around it (screen.go); and a whole Latin page, grey and upscaled where its print is small, or
+// a Latin block (page.go).
 package crops
 
 import (

@@ -27,30 +27,16 @@ func Tone(g *image.Gray, b *page.Block, dark uint8) (raster.Lattice, bool) {
 	if b.Bubble != nil {
 		around = around.Intersect(b.Bubble.Box)
 	}
-	// The lettering and its soft edges, which do not repeat: its ink, grown by near both ways.
-	near := max(1, b.Char/10)
-	w, h := around.Dx(), around.Dy()
-	rows := make([]bool, w*h)
-	for y := range h {
-		for x := range w {
-			if b.InkAt(around.Min.X+x, around.Min.Y+y) {
-				for k := max(0, x-near); k <= min(w-1, x+near); k++ {
-					rows[y*w+k] = true
-				}
-			}
-		}
+	// The lettering and its soft edges, which do not repeat (its ink, grown by a tenth of a
+	// character), and what lies outside its balloon are left out.
+	w := around.Dx()
+	ink := make([]bool, w*around.Dy())
+	for i := range ink {
+		ink[i] = b.InkAt(around.Min.X+i%w, around.Min.Y+i/w)
 	}
 	masked := page.NewMask(around)
-	for y := range h {
-		for x := range w {
-			if rows[y*w+x] {
-				for k := max(0, y-near); k <= min(h-1, y+near); k++ {
-					masked.Mask[k*w+x] = true
-				}
-			} else if !within(b, around.Min.X+x, around.Min.Y+y) {
-				masked.Mask[y*w+x] = true
-			}
-		}
+	for i, on := range raster.SquareFilter(ink, w, around.Dy(), max(1, b.Char/10), false) {
+		masked.Mask[i] = on || !within(b, around.Min.X+i%w, around.Min.Y+i/w)
 	}
 	return raster.MeasureLattice(g, masked.Has, around)
 }
@@ -89,7 +75,7 @@ func Descreen(g *image.Gray, b *page.Block, l image.Rectangle, t raster.Lattice)
 	// The pixels within reach of the line that may be read: the balloon's, if there is one.
 	reach := 2
 	for _, tp := range taps {
-		reach = max(reach, abs(tp.dx)+1, abs(tp.dy)+1)
+		reach = max(reach, raster.Abs(tp.dx)+1, raster.Abs(tp.dy)+1)
 	}
 	area := l.Inset(-reach).Intersect(g.Bounds())
 	inside := make([]bool, area.Dx()*area.Dy())
@@ -144,8 +130,6 @@ func Descreen(g *image.Gray, b *page.Block, l image.Rectangle, t raster.Lattice)
 // maxSamples bounds the samples of a pixel's tone: on a fine tone a character and a half holds
 // hundreds of periods, and a hundred and fifty of them tell the tone as well.
 const maxSamples = 150
-
-func abs(v int) int { return max(v, -v) }
 
 // within reports whether (x, y) lies in b's balloon, or b has none.
 func within(b *page.Block, x, y int) bool { return b.Bubble == nil || b.Bubble.Has(x, y) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vtsproject/vts/internal/engine/page"
+	"github.com/vtsproject/vts/internal/engine/raster"
 )
 
 // tonedBalloon is a balloon filled with a coarse tone, soft round dots as dark as grey 110 on
@@ -73,7 +74,7 @@ func TestDescreenedLineKeepsTheStrokesAndDropsTheTone(t *testing.T) {
 	dots := 0
 	for y := line.Min.Y + 2; y < line.Max.Y-2; y++ {
 		for x := line.Min.X + 2; x < line.Max.X-2; x++ {
-			if g.Pix[y*g.Stride+x] != 110 || abs(x-80) < 4 || abs(y-99) < 4 {
+			if g.Pix[y*g.Stride+x] != 110 || raster.Abs(x-80) < 4 || raster.Abs(y-99) < 4 {
 				continue
 			}
 			dots++

@@ -108,12 +108,15 @@ type column struct {
 	inkMax uint8
 }
 
+// LeastChar is the least size of character whose marks TrailingMarks recognises: below about 12
+// pixels a character's dots and hooks are a pixel or two, and no shape is sure.
+const LeastChar = 12
+
 // TrailingMarks recognises the punctuation that ends column l of b. It returns the part of the
 // column left for Tesseract (empty when the column is punctuation alone) and the marks in
 // reading order; l and "" when it recognises none.
 func TrailingMarks(g *image.Gray, inkMax uint8, b *page.Block, l image.Rectangle) (image.Rectangle, string) {
-	// Below about 12 pixels a character's dots and hooks are a pixel or two: no shape is sure.
-	if b.Char < 12 || b.Ink == nil {
+	if b.Char < LeastChar || b.Ink == nil {
 		return l, ""
 	}
 	col := column{c: b.Char, cx2: l.Min.X + l.Max.X, g: g, inkMax: inkMax}

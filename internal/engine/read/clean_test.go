@@ -6,8 +6,9 @@ import "testing"
 // a column's head is the kanji 一, a bar after kana the long-vowel mark; strokes of art read as
 // \, | or _ are not lettering; a 1 or ' that ends the lettering is its ！, a 1 between
 // katakana their long-vowel mark, a 7 that ends a question (after か, の, …, or a ！) its ？, as
-// is a 2 beside a question's ?, and a katakana letter like a hiragana one (カ, ヘ) alone amid hiragana that hiragana. Korean keeps the
-// spaces between its words and its half-width marks, and its ... read as .… is an ellipsis.
+// is a 2 beside a question's ?, and a katakana letter like a hiragana one (カ, ヘ) alone amid
+// hiragana that hiragana. Korean keeps the spaces between its words and its half-width marks,
+// and its ... read as .… is an ellipsis.
 func TestCleanCJK(t *testing.T) {
 	for in, want := range map[string]string{
 		"ー方その頃":        "一方その頃",

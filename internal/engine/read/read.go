@@ -310,8 +310,10 @@ func (t *Tesseract) Oriented(ctx context.Context, pa *page.Analysis, blocks []*p
 				ref.rect, ref.marks = marks.RowEllipsis(pa.Gray, pa.InkMax, b, l)
 			} else {
 				ref.rect, ref.marks = marks.TrailingMarks(pa.Gray, pa.InkMax, b, l)
-				if tone, ok := tones[i](); ok && ref.marks == "" {
-					ref.rect, ref.marks = tonedMarks(b, l, crops.Descreen(pa.Gray, b, l, tone))
+				if ref.marks == "" && b.Char >= marks.LeastChar {
+					if tone, ok := tones[i](); ok {
+						ref.rect, ref.marks = tonedMarks(b, l, crops.Descreen(pa.Gray, b, l, tone))
+					}
 				}
 				// One character alone in its column (え of え！？, the い that ends a line): the
 				// vertical model reads a lone character badly (嘘 as 忠, え as うえ), a character
